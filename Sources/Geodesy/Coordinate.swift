@@ -1,0 +1,106 @@
+import func Glibc.atan2
+import func Glibc.cos
+import func Glibc.sin
+import func Glibc.sqrt
+
+/// A position on the WGS 84 ellipsoid.
+///
+/// Latitude and longitude are in degrees; latitude is positive north, longitude positive east.
+public struct Coordinate: Sendable, Hashable, CustomStringConvertible {
+  /// Latitude in degrees, −90 … 90.
+  public var latitude: Double
+  /// Longitude in degrees, −180 … 180.
+  public var longitude: Double
+
+  /// Creates a coordinate from degrees.
+  public init(latitude: Double, longitude: Double) {
+    self.latitude = latitude
+    self.longitude = longitude
+  }
+
+  /// Whether both values are finite and inside their ranges.
+  public var isValid: Bool {
+    latitude.isFinite && longitude.isFinite && abs(latitude) <= 90 && abs(longitude) <= 180
+  }
+
+  public var description: String { "(\(latitude), \(longitude))" }
+}
+
+/// Mean Earth radius in metres (IUGG), used for all spherical computations.
+public let earthRadius = 6_371_008.8
+
+@inline(__always) func radians(_ degrees: Double) -> Double { degrees * .pi / 180 }
+@inline(__always) func degrees(_ radians: Double) -> Double { radians * 180 / .pi }
+
+/// Normalises a longitude difference to −180 … 180 degrees, so that segments crossing the
+/// antimeridian are measured the short way round.
+@inline(__always)
+public func wrappedLongitudeDelta(_ delta: Double) -> Double {
+  var d = delta
+  if d > 180 { d -= 360 } else if d < -180 { d += 360 }
+  return d
+}
+
+/// Normalises an angle to 0 ..< 360 degrees.
+@inline(__always)
+public func normalizedBearing(_ degrees: Double) -> Double {
+  var d = degrees.truncatingRemainder(dividingBy: 360)
+  if d < 0 { d += 360 }
+  return d
+}
+
+/// The smallest absolute difference between two bearings, 0 … 180 degrees.
+@inline(__always)
+public func bearingDifference(_ a: Double, _ b: Double) -> Double {
+  let d = abs(normalizedBearing(a) - normalizedBearing(b))
+  return d > 180 ? 360 - d : d
+}
+
+extension Coordinate {
+  /// Great-circle distance to another coordinate, in metres (haversine formula).
+  public func distance(to other: Coordinate) -> Double {
+    let φ1 = radians(latitude)
+    let φ2 = radians(other.latitude)
+    let dφ = φ2 - φ1
+    let dλ = radians(wrappedLongitudeDelta(other.longitude - longitude))
+    let a = sin(dφ / 2) * sin(dφ / 2) + cos(φ1) * cos(φ2) * sin(dλ / 2) * sin(dλ / 2)
+    return 2 * earthRadius * atan2(sqrt(a), sqrt(max(0, 1 - a)))
+  }
+
+  /// Initial great-circle bearing towards another coordinate, in degrees clockwise from true
+  /// north, 0 ..< 360. Zero for coincident points.
+  public func bearing(to other: Coordinate) -> Double {
+    let φ1 = radians(latitude)
+    let φ2 = radians(other.latitude)
+    let dλ = radians(wrappedLongitudeDelta(other.longitude - longitude))
+    let y = sin(dλ) * cos(φ2)
+    let x = cos(φ1) * sin(φ2) - sin(φ1) * cos(φ2) * cos(dλ)
+    if x == 0 && y == 0 { return 0 }
+    return normalizedBearing(degrees(atan2(y, x)))
+  }
+
+  /// The point reached by travelling `distance` metres along the initial `bearing` (degrees).
+  public func destination(distance: Double, bearing: Double) -> Coordinate {
+    // Locally flat approximation is not enough for long hops; use the spherical formula.
+    let δ = distance / earthRadius
+    let θ = radians(bearing)
+    let φ1 = radians(latitude)
+    let λ1 = radians(longitude)
+    let sinφ2 = sin(φ1) * cos(δ) + cos(φ1) * sin(δ) * cos(θ)
+    let φ2 = atan2(sinφ2, sqrt(max(0, 1 - sinφ2 * sinφ2)))
+    let y = sin(θ) * sin(δ) * cos(φ1)
+    let x = cos(δ) - sin(φ1) * sinφ2
+    let λ2 = λ1 + atan2(y, x)
+    return Coordinate(
+      latitude: degrees(φ2), longitude: wrappedLongitudeDelta(degrees(λ2)))
+  }
+
+  /// Linear interpolation between two coordinates (short way across the antimeridian).
+  ///
+  /// - Parameter fraction: 0 gives `self`, 1 gives `other`.
+  public func interpolated(to other: Coordinate, fraction: Double) -> Coordinate {
+    let lat = latitude + (other.latitude - latitude) * fraction
+    let lon = longitude + wrappedLongitudeDelta(other.longitude - longitude) * fraction
+    return Coordinate(latitude: lat, longitude: wrappedLongitudeDelta(lon))
+  }
+}

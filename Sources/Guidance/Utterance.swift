@@ -1,0 +1,42 @@
+public import Routes
+
+/// What the engine wants said, before it is put into words.
+///
+/// The engine decides *when* and *what*; a ``Phrasing`` (the `Phrasebook` module) decides the
+/// words, in the user's language and units.
+public enum Utterance: Sendable, Equatable {
+  /// Departure from the source. `tolls` when the route has tolls; `advisories` are the route's
+  /// `advisoryNotices`, said once here.
+  case depart(source: String, tolls: Bool, advisories: [String])
+  /// A maneuver prompt. `distance` (metres to the maneuver) is `nil` for the final "now"
+  /// prompt. `then` carries the instructions of a maneuver that follows too closely to get its
+  /// own early prompt.
+  case maneuver(instructions: String, distance: Double?, then: String?)
+  /// The destination was reached.
+  case arrive(destination: String)
+  /// An intermediate waypoint (1-based) was reached; guidance goes on.
+  case waypoint(number: Int)
+  /// A step's notice or another free-text warning.
+  case notice(String)
+  /// The way of travelling changes with the step now starting.
+  case modeChange(TransportType)
+  /// A long step starts: follow the road for `distance` metres.
+  case continueFor(distance: Double)
+  /// The vehicle left the route; `distance` is how far from it, in metres.
+  case offRoute(distance: Double)
+  /// The vehicle is back on the route.
+  case backOnRoute
+  /// No valid fix for a while.
+  case gpsLost
+  /// Valid fixes again after a loss.
+  case gpsAcquired
+}
+
+/// Puts utterances into words. Implemented by `Phrasebook`.
+public protocol Phrasing: Sendable {
+  /// The text a voice would say for `utterance`.
+  func text(for utterance: Utterance) -> String
+  /// About how long a voice takes to say `text`, in seconds; the engine starts prompts that
+  /// much earlier so they end before the maneuver.
+  func speechDuration(of text: String) -> Double
+}

@@ -1,0 +1,336 @@
+/// An error in JSON syntax, with the position where parsing stopped.
+public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// What was wrong.
+  public var message: String
+  /// 1-based line of the offending byte.
+  public var line: Int
+  /// 1-based column (in bytes) of the offending byte.
+  public var column: Int
+  /// 0-based byte offset.
+  public var offset: Int
+
+  public var description: String { "\(message) at line \(line), column \(column)" }
+}
+
+/// A strict RFC 8259 JSON parser working on bytes.
+///
+/// It rejects trailing garbage, control characters in strings, leading zeros, bare `NaN` and
+/// lone surrogates, and it limits nesting depth so hostile input cannot exhaust the stack.
+public struct JSONParser {
+  /// The maximum nesting of arrays and objects accepted.
+  public static let maximumDepth = 512
+
+  private let bytes: UnsafeBufferPointer<UInt8>
+  private var index = 0
+  private var depth = 0
+
+  private init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+  /// Parses one JSON text.
+  public static func parse(_ text: String) throws(JSONSyntaxError) -> JSONValue {
+    var copy = text
+    let result = copy.withUTF8 { buffer in Result { () throws(JSONSyntaxError) in try parse(bytes: buffer) } }
+    return try result.get()
+  }
+
+  /// Parses one JSON text from bytes.
+  public static func parse<C: Collection<UInt8>>(_ bytes: C) throws(JSONSyntaxError) -> JSONValue
+  {
+    let result =
+      bytes.withContiguousStorageIfAvailable { b in
+        Result { () throws(JSONSyntaxError) in try parse(bytes: b) }
+      }
+      ?? Array(bytes).withUnsafeBufferPointer { b in
+        Result { () throws(JSONSyntaxError) in try parse(bytes: b) }
+      }
+    return try result.get()
+  }
+
+  /// Parses one JSON text from a buffer.
+  public static func parse(bytes: UnsafeBufferPointer<UInt8>) throws(JSONSyntaxError) -> JSONValue
+  {
+    var p = JSONParser(bytes)
+    p.skipWhitespace()
+    // Tolerate a UTF-8 byte order mark.
+    if p.remaining >= 3 && bytes[p.index] == 0xEF && bytes[p.index + 1] == 0xBB
+      && bytes[p.index + 2] == 0xBF
+    {
+      p.index += 3
+      p.skipWhitespace()
+    }
+    let v = try p.parseValue()
+    p.skipWhitespace()
+    if p.index < bytes.count {
+      throw p.error("unexpected data after the JSON value")
+    }
+    return v
+  }
+
+  private var remaining: Int { bytes.count - index }
+
+  private func error(_ message: String, at offset: Int? = nil) -> JSONSyntaxError {
+    let off = min(offset ?? index, bytes.count)
+    var line = 1
+    var col = 1
+    var i = 0
+    while i < off {
+      if bytes[i] == 0x0A {
+        line += 1
+        col = 1
+      } else {
+        col += 1
+      }
+      i += 1
+    }
+    return JSONSyntaxError(message: message, line: line, column: col, offset: off)
+  }
+
+  private mutating func skipWhitespace() {
+    while index < bytes.count {
+      switch bytes[index] {
+      case 0x20, 0x0A, 0x0D, 0x09: index += 1
+      default: return
+      }
+    }
+  }
+
+  private mutating func parseValue() throws(JSONSyntaxError) -> JSONValue {
+    guard index < bytes.count else { throw error("unexpected end of input (truncated JSON?)") }
+    switch bytes[index] {
+    case UInt8(ascii: "{"): return try parseObject()
+    case UInt8(ascii: "["): return try parseArray()
+    case UInt8(ascii: "\""): return .string(try parseString())
+    case UInt8(ascii: "t"):
+      try expectLiteral("true")
+      return .bool(true)
+    case UInt8(ascii: "f"):
+      try expectLiteral("false")
+      return .bool(false)
+    case UInt8(ascii: "n"):
+      try expectLiteral("null")
+      return .null
+    case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+      return .number(try parseNumber())
+    default:
+      throw error("unexpected character '\(printable(bytes[index]))'")
+    }
+  }
+
+  private func printable(_ b: UInt8) -> String {
+    b >= 0x20 && b < 0x7F ? String(UnicodeScalar(b)) : "\\x" + String(b, radix: 16)
+  }
+
+  private mutating func expectLiteral(_ literal: StaticString) throws(JSONSyntaxError) {
+    let n = literal.utf8CodeUnitCount
+    let p = literal.utf8Start
+    guard remaining >= n else { throw error("invalid literal") }
+    for i in 0..<n where bytes[index + i] != p[i] {
+      throw error("invalid literal")
+    }
+    index += n
+  }
+
+  private mutating func enter() throws(JSONSyntaxError) {
+    depth += 1
+    if depth > JSONParser.maximumDepth { throw error("nesting deeper than \(JSONParser.maximumDepth)") }
+  }
+
+  private mutating func parseObject() throws(JSONSyntaxError) -> JSONValue {
+    try enter()
+    index += 1
+    var members: [(key: String, value: JSONValue)] = []
+    skipWhitespace()
+    if index < bytes.count && bytes[index] == UInt8(ascii: "}") {
+      index += 1
+      depth -= 1
+      return .object(JSONObject(members))
+    }
+    while true {
+      skipWhitespace()
+      guard index < bytes.count else { throw error("unexpected end of input in an object") }
+      guard bytes[index] == UInt8(ascii: "\"") else { throw error("expected a member name") }
+      let key = try parseString()
+      skipWhitespace()
+      guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
+        throw error(index < bytes.count ? "expected ':'" : "unexpected end of input in an object")
+      }
+      index += 1
+      skipWhitespace()
+      let value = try parseValue()
+      members.append((key, value))
+      skipWhitespace()
+      guard index < bytes.count else { throw error("unexpected end of input in an object") }
+      if bytes[index] == UInt8(ascii: ",") {
+        index += 1
+        continue
+      }
+      if bytes[index] == UInt8(ascii: "}") {
+        index += 1
+        break
+      }
+      throw error("expected ',' or '}'")
+    }
+    depth -= 1
+    return .object(JSONObject(members))
+  }
+
+  private mutating func parseArray() throws(JSONSyntaxError) -> JSONValue {
+    try enter()
+    index += 1
+    var items: [JSONValue] = []
+    skipWhitespace()
+    if index < bytes.count && bytes[index] == UInt8(ascii: "]") {
+      index += 1
+      depth -= 1
+      return .array(items)
+    }
+    while true {
+      skipWhitespace()
+      items.append(try parseValue())
+      skipWhitespace()
+      guard index < bytes.count else { throw error("unexpected end of input in an array") }
+      if bytes[index] == UInt8(ascii: ",") {
+        index += 1
+        continue
+      }
+      if bytes[index] == UInt8(ascii: "]") {
+        index += 1
+        break
+      }
+      throw error("expected ',' or ']'")
+    }
+    depth -= 1
+    return .array(items)
+  }
+
+  private mutating func parseString() throws(JSONSyntaxError) -> String {
+    let start = index
+    index += 1
+    // Fast path: no escapes.
+    var i = index
+    while i < bytes.count {
+      let c = bytes[i]
+      if c == UInt8(ascii: "\"") {
+        let s = String(decoding: UnsafeBufferPointer(rebasing: bytes[index..<i]), as: UTF8.self)
+        if !validUTF8(index..<i) { throw error("invalid UTF-8 in a string", at: start) }
+        index = i + 1
+        return s
+      }
+      if c == UInt8(ascii: "\\") { break }
+      if c < 0x20 { throw error("control character in a string", at: i) }
+      i += 1
+    }
+    var out: [UInt8] = Array(UnsafeBufferPointer(rebasing: bytes[index..<i]))
+    index = i
+    while true {
+      guard index < bytes.count else { throw error("unterminated string", at: start) }
+      let c = bytes[index]
+      if c == UInt8(ascii: "\"") {
+        index += 1
+        break
+      }
+      if c < 0x20 { throw error("control character in a string") }
+      if c != UInt8(ascii: "\\") {
+        out.append(c)
+        index += 1
+        continue
+      }
+      index += 1
+      guard index < bytes.count else { throw error("unterminated string", at: start) }
+      let e = bytes[index]
+      index += 1
+      switch e {
+      case UInt8(ascii: "\""): out.append(0x22)
+      case UInt8(ascii: "\\"): out.append(0x5C)
+      case UInt8(ascii: "/"): out.append(0x2F)
+      case UInt8(ascii: "b"): out.append(0x08)
+      case UInt8(ascii: "f"): out.append(0x0C)
+      case UInt8(ascii: "n"): out.append(0x0A)
+      case UInt8(ascii: "r"): out.append(0x0D)
+      case UInt8(ascii: "t"): out.append(0x09)
+      case UInt8(ascii: "u"):
+        var scalar = try hex4()
+        if (0xD800...0xDBFF).contains(scalar) {
+          guard remaining >= 6, bytes[index] == UInt8(ascii: "\\"),
+            bytes[index + 1] == UInt8(ascii: "u")
+          else { throw error("lone surrogate in a string") }
+          index += 2
+          let low = try hex4()
+          guard (0xDC00...0xDFFF).contains(low) else { throw error("lone surrogate in a string") }
+          scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+        } else if (0xDC00...0xDFFF).contains(scalar) {
+          throw error("lone surrogate in a string")
+        }
+        guard let u = Unicode.Scalar(scalar) else { throw error("invalid escape") }
+        out.append(contentsOf: Array(String(Character(u)).utf8))
+      default:
+        throw error("invalid escape '\\\(printable(e))'", at: index - 2)
+      }
+    }
+    guard let s = String(validating: out, as: UTF8.self) else {
+      throw error("invalid UTF-8 in a string", at: start)
+    }
+    return s
+  }
+
+  private func validUTF8(_ range: Range<Int>) -> Bool {
+    // ASCII fast check, then full validation only when needed.
+    var ascii = true
+    for i in range where bytes[i] >= 0x80 {
+      ascii = false
+      break
+    }
+    if ascii { return true }
+    return String(validating: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) != nil
+  }
+
+  private mutating func hex4() throws(JSONSyntaxError) -> UInt32 {
+    guard remaining >= 4 else { throw error("truncated \\u escape") }
+    var v: UInt32 = 0
+    for _ in 0..<4 {
+      let c = bytes[index]
+      let d: UInt32
+      switch c {
+      case UInt8(ascii: "0")...UInt8(ascii: "9"): d = UInt32(c - 48)
+      case UInt8(ascii: "a")...UInt8(ascii: "f"): d = UInt32(c - 87)
+      case UInt8(ascii: "A")...UInt8(ascii: "F"): d = UInt32(c - 55)
+      default: throw error("invalid \\u escape")
+      }
+      v = v << 4 | d
+      index += 1
+    }
+    return v
+  }
+
+  private mutating func parseNumber() throws(JSONSyntaxError) -> Double {
+    let start = index
+    if bytes[index] == UInt8(ascii: "-") { index += 1 }
+    guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number", at: start) }
+    if bytes[index] == UInt8(ascii: "0") {
+      index += 1
+      if index < bytes.count && isDigit(bytes[index]) {
+        throw error("leading zero in a number", at: start)
+      }
+    } else {
+      while index < bytes.count && isDigit(bytes[index]) { index += 1 }
+    }
+    if index < bytes.count && bytes[index] == UInt8(ascii: ".") {
+      index += 1
+      guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number", at: start) }
+      while index < bytes.count && isDigit(bytes[index]) { index += 1 }
+    }
+    if index < bytes.count && (bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E")) {
+      index += 1
+      if index < bytes.count && (bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-")) {
+        index += 1
+      }
+      guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number", at: start) }
+      while index < bytes.count && isDigit(bytes[index]) { index += 1 }
+    }
+    let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+    guard let d = Double(text) else { throw error("invalid number", at: start) }
+    return d
+  }
+
+  @inline(__always) private func isDigit(_ c: UInt8) -> Bool { c >= 48 && c <= 57 }
+}
