@@ -31,7 +31,7 @@ let package = Package(
       name: "Wire", dependencies: ["Guidance", "Routes", "Geodesy", "JSON"],
       swiftSettings: swiftSettings),
     .target(
-      name: "Simulation", dependencies: ["Routes", "Geodesy", "NMEA"],
+      name: "Simulation", dependencies: ["Routes", "Geodesy"],
       swiftSettings: swiftSettings),
 
     // Edge: files, clocks, processes
@@ -57,6 +57,7 @@ let package = Package(
         "Geodesy", "JSON", "Routes", "NMEA", "Guidance", "Phrasebook", "Wire", "Simulation",
         "StepwiseIO",
       ],
+      exclude: ["Fixtures"],
       swiftSettings: swiftSettings),
   ],
   swiftLanguageModes: [.v6]

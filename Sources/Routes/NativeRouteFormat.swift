@@ -91,8 +91,11 @@ public enum NativeRouteFormat {
       ]))
   }
 
+  /// Rounds to a multiple of `step` (a power of ten), dividing last so the result is the double
+  /// nearest to the decimal value (1e-7 steps would otherwise leave `…99999999` tails).
   private static func rounded(_ v: Double, _ step: Double) -> Double {
-    (v / step).rounded() * step
+    let scale = (1 / step).rounded()
+    return (v * scale).rounded() / scale
   }
 }
 

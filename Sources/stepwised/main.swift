@@ -1,1 +1,5 @@
-print("stepwised")
+import Glibc
+import StepwiseIO
+
+// stepwised: turn-by-turn navigation daemon. Everything happens in StepwiseIO.
+exit(Stepwised.main(arguments: Array(CommandLine.arguments.dropFirst())))

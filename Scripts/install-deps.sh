@@ -1,0 +1,27 @@
+#!/bin/sh
+# Installs what Stepwise's build and tests need on Debian or Ubuntu, when it is missing.
+# The Swift toolchain itself is expected on PATH (or at /opt/swift/usr/bin).
+set -eu
+
+if ! command -v swift >/dev/null 2>&1; then
+  if [ -x /opt/swift/usr/bin/swift ]; then
+    echo "install-deps: add /opt/swift/usr/bin to PATH" >&2
+  else
+    echo "install-deps: the Swift toolchain is missing (https://www.swift.org/install/linux/)" >&2
+  fi
+  exit 1
+fi
+
+# Debian packages the build or the tests use; each is installed only when missing.
+PACKAGES="${STEPWISE_APT_PACKAGES:-}"
+missing=""
+for p in $PACKAGES; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+  echo "install-deps: installing$missing" >&2
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
+fi

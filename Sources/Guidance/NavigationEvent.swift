@@ -1,0 +1,93 @@
+public import Geodesy
+public import Routes
+
+/// What a prompt is for. The raw value is the `kind` member of `ANNOUNCE` objects.
+public enum AnnouncementKind: String, Sendable, Hashable, CaseIterable {
+  case depart, prepare, approach, now, arrive, waypoint, notice, mode, `continue`, offroute
+  case onroute, gps
+}
+
+/// Something to say, with the step it belongs to.
+public struct Announcement: Sendable, Equatable {
+  /// Index of the step whose maneuver (or notice) is announced.
+  public var step: Int
+  public var kind: AnnouncementKind
+  public var utterance: Utterance
+  /// What a voice would say.
+  public var text: String
+  /// Metres to the maneuver when the prompt was made, where one applies.
+  public var distance: Double?
+  /// A stable identifier of this prompt (route, step and kind), the same across restarts and
+  /// replays, so consumers can drop duplicates.
+  public var id: String
+}
+
+/// The route being followed, as announced at the start.
+public struct RouteSummary: Sendable, Equatable {
+  public var name: String
+  public var routeIndex: Int
+  public var distance: Double
+  public var expectedTravelTime: Double
+  public var transportType: TransportType
+  public var hasTolls: Bool
+  public var hasHighways: Bool
+  /// Number of steps including the departure step.
+  public var steps: Int
+  public var source: String
+  public var destination: String
+}
+
+/// Where the vehicle is on the route, after one fix.
+public struct Progress: Sendable, Equatable {
+  /// The step being travelled (its maneuver is the next one).
+  public var step: Int
+  /// Metres to the next maneuver, along the route.
+  public var distanceToManeuver: Double
+  /// Metres to the destination, along the route.
+  public var distanceRemaining: Double
+  /// Expected seconds to the destination.
+  public var timeRemaining: Double
+  /// Metres travelled along the route.
+  public var distanceAlong: Double
+  public var onRoute: Bool
+  /// The fix as received.
+  public var raw: Coordinate
+  /// The fix snapped to the route.
+  public var matched: Coordinate
+  /// Lateral distance between the fix and the route, in metres.
+  public var distanceFromRoute: Double
+  /// Speed over ground used by the engine, metres per second.
+  public var speed: Double?
+  /// Course over ground, degrees.
+  public var course: Double?
+}
+
+/// GPS reception as the engine sees it.
+public enum GPSStatus: String, Sendable, Hashable {
+  case lost, acquired
+}
+
+/// One event of a guidance session. `time` is the fix time (seconds since the Unix epoch).
+public struct NavigationEvent: Sendable, Equatable {
+  public enum Kind: Sendable, Equatable {
+    case route(RouteSummary)
+    case announce(Announcement)
+    /// The vehicle starts travelling along `step` (the maneuver of `step - 1` was just passed).
+    case step(Int)
+    case progress(Progress)
+    /// Left the route; metres from it.
+    case offRoute(distance: Double)
+    case onRoute
+    /// Arrived; `distance` is the straight-line distance to the route's end point, metres.
+    case arrived(distance: Double)
+    case gps(GPSStatus)
+  }
+
+  public var time: Double
+  public var kind: Kind
+
+  public init(time: Double, kind: Kind) {
+    self.time = time
+    self.kind = kind
+  }
+}

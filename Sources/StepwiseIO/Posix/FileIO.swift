@@ -1,0 +1,165 @@
+import Glibc
+
+/// An error from a system call, with the name of the call and the path or object involved.
+public struct SystemError: Error, Sendable, CustomStringConvertible {
+  public var errno: Int32
+  public var function: String
+  public var subject: String
+
+  public init(errno: Int32, function: String, subject: String = "") {
+    self.errno = errno
+    self.function = function
+    self.subject = subject
+  }
+
+  public var description: String {
+    let reason = String(cString: strerror(errno))
+    return subject.isEmpty ? "\(function): \(reason)" : "\(subject): \(reason)"
+  }
+}
+
+/// Reads a whole file, or standard input for `-`.
+///
+/// The corresponding C functions are `open` and `read`.
+public func readWholeFile(_ path: String, limit: Int = 1 << 31) throws -> [UInt8] {
+  let input = try InputFile(path: path)
+  defer { input.close() }
+  var out: [UInt8] = []
+  var chunk = [UInt8](repeating: 0, count: 1 << 16)
+  while true {
+    let n = try input.read(into: &chunk)
+    if n == 0 { break }
+    out.append(contentsOf: chunk[0..<n])
+    if out.count > limit {
+      throw SystemError(errno: EFBIG, function: "read", subject: path)
+    }
+  }
+  return out
+}
+
+/// A file (or standard input) read in chunks.
+public final class InputFile {
+  public let fd: Int32
+  public let path: String
+  private let owned: Bool
+
+  /// Opens `path` for reading; `-` means standard input.
+  public init(path: String) throws {
+    self.path = path
+    if path == "-" {
+      fd = 0
+      owned = false
+      return
+    }
+    let f = open(path, O_RDONLY | O_CLOEXEC)
+    guard f >= 0 else { throw SystemError(errno: errno, function: "open", subject: path) }
+    var st = stat()
+    if fstat(f, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR {
+      Glibc.close(f)
+      throw SystemError(errno: EISDIR, function: "open", subject: path)
+    }
+    fd = f
+    owned = true
+  }
+
+  /// Reads up to `buffer.count` bytes; 0 at end of file. Retries on `EINTR`.
+  public func read(into buffer: inout [UInt8]) throws -> Int {
+    while true {
+      let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+      if n >= 0 { return n }
+      if errno == EINTR { continue }
+      throw SystemError(errno: errno, function: "read", subject: path)
+    }
+  }
+
+  public func close() {
+    if owned { Glibc.close(fd) }
+  }
+}
+
+/// Buffered output to a file descriptor (standard output or error), flushed on demand.
+///
+/// Writes go straight to the descriptor with `write(2)`, never through C's `stdout`.
+public final class OutputSink: @unchecked Sendable {
+  // Invariant: used from one thread at a time (the engine loop).
+  public let fd: Int32
+  private var buffer: [UInt8] = []
+  /// Set when a write failed (for example a closed pipe); later output is dropped.
+  public private(set) var failed: SystemError?
+
+  public init(fd: Int32) {
+    self.fd = fd
+    buffer.reserveCapacity(1 << 16)
+  }
+
+  public static let standardOutput = OutputSink(fd: 1)
+  public static let standardError = OutputSink(fd: 2)
+
+  /// Appends one line (a newline is added).
+  public func line(_ text: String) {
+    buffer.append(contentsOf: text.utf8)
+    buffer.append(0x0A)
+    if buffer.count >= 1 << 16 { flush() }
+  }
+
+  /// Writes out everything buffered. The corresponding C function is `write`.
+  public func flush() {
+    guard !buffer.isEmpty else { return }
+    defer { buffer.removeAll(keepingCapacity: true) }
+    guard failed == nil else { return }
+    var offset = 0
+    while offset < buffer.count {
+      let n = buffer.withUnsafeBytes { raw in
+        Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
+      }
+      if n < 0 {
+        if errno == EINTR { continue }
+        failed = SystemError(errno: errno, function: "write", subject: fd == 1 ? "stdout" : "fd \(fd)")
+        return
+      }
+      offset += n
+    }
+  }
+}
+
+/// Writes a diagnostic line to standard error at once, with an sd-daemon priority prefix
+/// (`<3>` error, `<4>` warning, `<6>` info, `<7>` debug) when stderr is not a terminal.
+public func logLine(_ priority: Int, _ text: String) {
+  let prefix = isatty(2) != 0 ? "" : "<\(priority)>"
+  let sink = OutputSink.standardError
+  sink.line(prefix + text)
+  sink.flush()
+}
+
+/// Writes `bytes` to `path` atomically: a temporary file in the same folder, `fsync`, then
+/// `rename` over the target. The corresponding C functions are `open`, `write`, `fsync` and
+/// `rename`.
+public func writeFileAtomically(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o644) throws {
+  let tmp = path + ".tmp.\(getpid())"
+  let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
+  guard fd >= 0 else { throw SystemError(errno: errno, function: "open", subject: tmp) }
+  var offset = 0
+  while offset < bytes.count {
+    let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+    if n < 0 {
+      if errno == EINTR { continue }
+      let e = errno
+      Glibc.close(fd)
+      unlink(tmp)
+      throw SystemError(errno: e, function: "write", subject: tmp)
+    }
+    offset += n
+  }
+  if fsync(fd) != 0 {
+    let e = errno
+    Glibc.close(fd)
+    unlink(tmp)
+    throw SystemError(errno: e, function: "fsync", subject: tmp)
+  }
+  Glibc.close(fd)
+  if rename(tmp, path) != 0 {
+    let e = errno
+    unlink(tmp)
+    throw SystemError(errno: e, function: "rename", subject: path)
+  }
+}

@@ -1,0 +1,149 @@
+import Geodesy
+public import Guidance
+import JSON
+import NMEA
+public import Phrasebook
+public import Routes
+public import Simulation
+import Wire
+
+/// One folder of `Simulations/`: a route, a track, the expected event transcript.
+///
+/// Layout (documented in `Simulations/README.md`): `route.json` (any supported route format),
+/// `drive.nmea` (the track), `scenario.json` (locale, units, route index and the
+/// `stepwise simulate` recipe the track was made with), `expected.jsonl` (every event but
+/// `PROGRESS`, one JSON object per line) and `README.md`.
+public struct Scenario: Sendable {
+  public var directory: String
+  public var document: RouteDocument
+  public var routeIndex = 0
+  public var language = Language.en
+  public var units = UnitSystem.metric
+  public var recipe: DriveOptions?
+  public var description = ""
+
+  public var routePath: String { directory + "/route.json" }
+  public var trackPath: String { directory + "/drive.nmea" }
+  public var expectedPath: String { directory + "/expected.jsonl" }
+
+  /// Loads the scenario in `directory`.
+  public init(directory: String) throws {
+    self.directory = directory
+    document = try RouteFiles.load(directory + "/route.json")
+    let config = try JSONParser.parse(readWholeFile(directory + "/scenario.json"))
+    guard case .object(let o) = config else {
+      throw UsageError("\(directory)/scenario.json: expected a JSON object")
+    }
+    if let v = o["locale"]?.stringValue {
+      guard let l = Language(rawValue: v) else { throw UsageError("\(directory): unknown locale \(v)") }
+      language = l
+    }
+    if let v = o["units"]?.stringValue {
+      guard let u = UnitSystem(rawValue: v) else { throw UsageError("\(directory): unknown units \(v)") }
+      units = u
+    }
+    routeIndex = Int(o["routeIndex"]?.doubleValue ?? 0)
+    description = o["description"]?.stringValue ?? ""
+    if let r = o["simulate"]?.objectValue { recipe = try Self.recipe(r, directory) }
+  }
+
+  static func recipe(_ r: JSONObject, _ dir: String) throws -> DriveOptions {
+    var o = DriveOptions()
+    if let v = r["speedKmh"]?.doubleValue { o.speed = v / 3.6 }
+    if let v = r["hz"]?.doubleValue { o.hz = v }
+    if let v = r["noise"]?.doubleValue { o.noise = v }
+    if let v = r["seed"]?.doubleValue { o.seed = UInt64(v) }
+    if let v = r["settle"]?.doubleValue { o.settle = v }
+    if let v = r["start"]?.stringValue {
+      guard let t = UTCTime.parseISO8601(v) else { throw UsageError("\(dir): bad start time \(v)") }
+      o.start = t
+    }
+    for d in r["dropouts"]?.arrayValue ?? [] {
+      guard let a = d.arrayValue, a.count == 2, let f = a[0].doubleValue, let t = a[1].doubleValue
+      else { throw UsageError("\(dir): dropouts are [from, to] pairs") }
+      o.dropouts.append(f...t)
+    }
+    for s in r["stops"]?.arrayValue ?? [] {
+      guard let a = s.arrayValue, a.count == 2, let at = a[0].doubleValue, let d = a[1].doubleValue
+      else { throw UsageError("\(dir): stops are [at, seconds] pairs") }
+      o.stops.append((at, d))
+    }
+    if let d = r["deviation"]?.objectValue {
+      o.deviation = Deviation(
+        at: d["at"]?.doubleValue ?? 0, angle: d["angle"]?.doubleValue ?? 60,
+        length: d["length"]?.doubleValue ?? 200, rejoin: d["rejoin"]?.boolValue ?? true)
+    }
+    return o
+  }
+
+  /// A fresh session for this scenario.
+  public func session() throws -> NavigationSession {
+    try NavigationSession(
+      document: document, routeIndex: routeIndex,
+      phrasing: Phrasebook(language: language, units: units))
+  }
+
+  /// Replays the track through the pure pipeline and returns the transcript lines.
+  public func transcript() throws -> [String] {
+    var s = try session()
+    var reader = NMEAReader()
+    var lines: [String] = []
+    let bytes = try readWholeFile(trackPath)
+    for fix in reader.feed(bytes) + reader.finish() {
+      for e in s.ingest(fix) {
+        if case .progress = e.kind { continue }
+        lines.append(EventEncoder.line(e))
+      }
+    }
+    return lines
+  }
+
+  /// The expected transcript, or `nil` when the file does not exist yet.
+  public func expected() -> [String]? {
+    guard let bytes = try? readWholeFile(expectedPath) else { return nil }
+    return String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
+  }
+
+  /// Regenerates `drive.nmea` from the recipe.
+  public func simulatedTrack() throws -> String {
+    guard let recipe else { throw UsageError("\(directory): scenario.json has no simulate recipe") }
+    let route = try document.route(at: routeIndex)
+    let drive = DriveSimulator.drive(route, options: recipe)
+    var header = ["Name: \(directory.split(separator: "/").last.map(String.init) ?? directory)"]
+    if !description.isEmpty { header.append("Description: \(description)") }
+    header.append("Source: stepwise simulate (recipe in scenario.json)")
+    return drive.nmea(header: header)
+  }
+}
+
+/// A readable line diff (unified style, no context limits) between two transcripts.
+public func transcriptDiff(expected: [String], actual: [String]) -> String {
+  let n = expected.count
+  let m = actual.count
+  var lcs = [[Int]](repeating: [Int](repeating: 0, count: m + 1), count: n + 1)
+  for i in stride(from: n - 1, through: 0, by: -1) {
+    for j in stride(from: m - 1, through: 0, by: -1) {
+      lcs[i][j] = expected[i] == actual[j] ? lcs[i + 1][j + 1] + 1 : max(lcs[i + 1][j], lcs[i][j + 1])
+    }
+  }
+  var out: [String] = ["--- expected", "+++ actual"]
+  var i = 0
+  var j = 0
+  var context: String?
+  while i < n || j < m {
+    if i < n && j < m && expected[i] == actual[j] {
+      context = "  " + expected[i]
+      i += 1
+      j += 1
+    } else if j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j]) {
+      if let c = context { out.append(c); context = nil }
+      out.append("+ " + actual[j])
+      j += 1
+    } else {
+      if let c = context { out.append(c); context = nil }
+      out.append("- " + expected[i])
+      i += 1
+    }
+  }
+  return out.joined(separator: "\n")
+}

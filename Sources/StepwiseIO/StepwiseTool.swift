@@ -1,0 +1,262 @@
+import Geodesy
+import JSON
+import Phrasebook
+import Routes
+import Simulation
+
+/// The `stepwise` user tool: inspect and convert routes, simulate drives.
+public enum StepwiseTool {
+  public static let usage = """
+    usage: stepwise COMMAND [OPTIONS]
+
+    commands:
+      routes ROUTE                         list the alternatives of a route document
+      route show ROUTE [--route-index N]   print the step table of one alternative
+      route convert ROUTE                  write the native route document on stdout
+      route validate ROUTE                 check a route file; silent when it is fine
+      simulate ROUTE [OPTIONS]             drive a route and write NMEA on stdout
+      scenario run DIR... [--update]       replay scenarios and compare with their transcripts
+      scenario make DIR...                 regenerate drive.nmea from the recipe, then
+                                           the transcript
+
+    common options: --route-format native|valhalla  --locale en|ko  --units metric|imperial
+
+    simulate options:
+      --route-index N      alternative to drive (default 0)
+      --speed KMH          cruising speed (default from the transport type)
+      --hz N               fixes per second, 1…10 (default 1)
+      --noise METRES       RMS position error, a correlated random walk (default 0)
+      --seed N             random seed (default 1)
+      --start ISO8601      time of the first fix (default 2024-05-01T08:00:00Z)
+      --dropout FROM:TO    no fix between these distances along the route (repeatable)
+      --deviate-at METRES  leave the route there (with --deviate-angle DEG,
+                           --deviate-length METRES, --rejoin)
+      --stop-at METRES --stop-for SECONDS   stand still on the way
+      --settle SECONDS     standing time at the start (default 5)
+      --talker XX          NMEA talker (default GP)
+    """
+
+  /// Runs `stepwise` with `arguments` (without the program name); returns the exit status.
+  public static func main(arguments: [String]) -> Int32 {
+    var args = Arguments(arguments)
+    let out = OutputSink.standardOutput
+    defer { out.flush() }
+    do {
+      guard let command = args.subcommand() else {
+        if args.flag("--help", "-h") {
+          out.line(usage)
+          return 0
+        }
+        throw UsageError("a command is required")
+      }
+      switch command {
+      case "routes":
+        try routes(&args, out)
+      case "route":
+        switch args.subcommand() {
+        case "show": try show(&args, out)
+        case "convert": try convert(&args, out)
+        case "validate": _ = try loadRoute(&args)
+        case let other?: throw UsageError("unknown route command '\(other)'")
+        case nil: throw UsageError("route needs a command: show, convert or validate")
+        }
+      case "simulate":
+        try simulate(&args, out)
+      case "scenario":
+        return try scenario(&args, out)
+      case "help":
+        out.line(usage)
+      default:
+        throw UsageError("unknown command '\(command)'")
+      }
+      if let failure = out.failed {
+        logLine(3, "stepwise: \(failure)")
+        return 1
+      }
+      return 0
+    } catch let e as UsageError {
+      logLine(3, "stepwise: \(e)")
+      logLine(3, usage)
+      return 2
+    } catch let e as RouteFileError {
+      logLine(3, "stepwise: cannot load the route: \(e)")
+      return 2
+    } catch let e as RouteDocumentError {
+      logLine(3, "stepwise: \(e)")
+      return 2
+    } catch {
+      logLine(3, "stepwise: \(error)")
+      return 1
+    }
+  }
+
+  private static func loadRoute(_ args: inout Arguments) throws -> (
+    RouteDocument, CommonOptions
+  ) {
+    var common = try CommonOptions.parse(&args)
+    let rest = try args.positionals()
+    guard rest.count == 1 || (rest.isEmpty && common.routePath != nil) else {
+      throw UsageError(rest.isEmpty ? "a route file is required" : "only one route file is allowed")
+    }
+    let path = rest.first ?? common.routePath ?? "-"
+    common.routePath = path
+    return (try RouteFiles.load(path, format: common.routeFormat), common)
+  }
+
+  /// `stepwise routes`: the alternatives, like the summary rows of the MapKit note's table.
+  static func routes(_ args: inout Arguments, _ out: OutputSink) throws {
+    let (doc, common) = try loadRoute(&args)
+    let book = Phrasebook(language: common.language, units: common.units)
+    out.line("\(doc.source.name) → \(doc.destination.name)")
+    var rows: [[String]] = [["#", "time", "distance", "tolls", "name"]]
+    for (i, r) in doc.routes.enumerated() {
+      rows.append([
+        String(i), book.displayDuration(r.expectedTravelTime), book.displayDistance(r.distance),
+        r.hasTolls ? (common.language == .ko ? "유료" : "tolls") : "", r.name,
+      ])
+    }
+    for line in table(rows, rightAligned: [0, 1, 2]) { out.line(line) }
+  }
+
+  /// `stepwise route show`: the departure row, then each step's distance and instructions.
+  static func show(_ args: inout Arguments, _ out: OutputSink) throws {
+    let (doc, common) = try loadRoute(&args)
+    let route = try doc.route(at: common.routeIndex)
+    let book = Phrasebook(language: common.language, units: common.units)
+    out.line(
+      "\(route.name): \(book.displayDuration(route.expectedTravelTime)), "
+        + "\(book.displayDistance(route.distance))"
+        + (route.hasTolls ? (common.language == .ko ? ", 유료 도로" : ", tolls") : ""))
+    for notice in route.advisoryNotices { out.line("! \(notice)") }
+    var rows: [[String]] = []
+    for (i, step) in route.steps.enumerated() {
+      var mode = step.transportType.rawValue
+      if i > 0 && step.transportType == route.steps[i - 1].transportType { mode = "" }
+      if step.isDeparture {
+        rows.append([String(i), book.departLabel, doc.source.name, mode])
+      } else {
+        var text = step.instructions
+        if let n = step.notice, !n.isEmpty { text += " [\(n)]" }
+        rows.append([String(i), book.displayDistance(step.distance), text, mode])
+      }
+    }
+    for line in table(rows, rightAligned: [0, 1]) { out.line(line) }
+  }
+
+  /// `stepwise route convert`: the native document, pretty-printed.
+  static func convert(_ args: inout Arguments, _ out: OutputSink) throws {
+    let (doc, _) = try loadRoute(&args)
+    var text = JSONWriter.prettyString(NativeRouteFormat.encode(doc))
+    if text.hasSuffix("\n") { text.removeLast() }
+    out.line(text)
+  }
+
+  /// `stepwise simulate`: NMEA for a drive along the route.
+  static func simulate(_ args: inout Arguments, _ out: OutputSink) throws {
+    var o = DriveOptions()
+    if let kmh = try args.number("--speed", in: 0.1...500) { o.speed = kmh / 3.6 }
+    o.hz = try args.number("--hz", in: 1...10) ?? 1
+    o.noise = try args.number("--noise", in: 0...500) ?? 0
+    o.seed = UInt64(try args.integer("--seed") ?? 1)
+    o.settle = try args.number("--settle", in: 0...3600) ?? 5
+    if let start = try args.option("--start") {
+      guard let t = UTCTime.parseISO8601(start) else {
+        throw UsageError("invalid --start '\(start)' (expected YYYY-MM-DDTHH:MM:SSZ)")
+      }
+      o.start = t
+    }
+    while let d = try args.option("--dropout") {
+      let parts = d.split(separator: ":").compactMap { Double($0) }
+      guard parts.count == 2, parts[0] <= parts[1] else {
+        throw UsageError("invalid --dropout '\(d)' (expected FROM:TO in metres)")
+      }
+      o.dropouts.append(parts[0]...parts[1])
+    }
+    if let at = try args.number("--deviate-at", in: 0...1e8) {
+      o.deviation = Deviation(
+        at: at, angle: try args.number("--deviate-angle", in: -180...180) ?? 60,
+        length: try args.number("--deviate-length", in: 1...1e6) ?? 200,
+        rejoin: args.flag("--rejoin"))
+    }
+    if let at = try args.number("--stop-at", in: 0...1e8) {
+      o.stops.append((at, try args.number("--stop-for", in: 0...86_400) ?? 30))
+    }
+    let talker = try args.option("--talker") ?? "GP"
+    guard talker.utf8.count == 2, talker.utf8.allSatisfy({ $0 >= 65 && $0 <= 90 }) else {
+      throw UsageError("invalid --talker '\(talker)' (two capital letters)")
+    }
+    let (doc, common) = try loadRoute(&args)
+    let route = try doc.route(at: common.routeIndex)
+    let drive = DriveSimulator.drive(route, options: o)
+    out.line(drive.nmea(talker: talker, header: ["Name: stepwise simulate", "Route: \(route.name)"]).dropLast(1).description)
+  }
+
+  /// `stepwise scenario run|make`: returns 1 when a transcript differs.
+  static func scenario(_ args: inout Arguments, _ out: OutputSink) throws -> Int32 {
+    let verb = args.subcommand()
+    let update = args.flag("--update")
+    let dirs = try args.positionals()
+    guard let verb, verb == "run" || verb == "make" else {
+      throw UsageError("scenario needs a command: run or make")
+    }
+    guard !dirs.isEmpty else { throw UsageError("scenario \(verb) needs at least one folder") }
+    var failures = 0
+    for dir in dirs {
+      let scenario = try Scenario(directory: dir)
+      if verb == "make" {
+        let track = try scenario.simulatedTrack()
+        try writeFileAtomically(scenario.trackPath, Array(track.utf8))
+      }
+      let actual = try scenario.transcript()
+      if verb == "make" || update {
+        try writeFileAtomically(
+          scenario.expectedPath, Array((actual.joined(separator: "\n") + "\n").utf8))
+        out.line("\(dir): wrote \(actual.count) events")
+        continue
+      }
+      guard let expected = scenario.expected() else {
+        out.line("\(dir): FAIL (no expected.jsonl; run with --update)")
+        failures += 1
+        continue
+      }
+      if expected == actual {
+        out.line("\(dir): ok (\(actual.count) events)")
+      } else {
+        failures += 1
+        out.line("\(dir): FAIL")
+        out.line(transcriptDiff(expected: expected, actual: actual))
+      }
+    }
+    if verb == "run" && !update {
+      out.line("\(dirs.count - failures) passed, \(failures) failed")
+    }
+    return failures == 0 ? 0 : 1
+  }
+
+  /// Lays out rows as aligned columns (display width counts wide characters as two).
+  static func table(_ rows: [[String]], rightAligned: Set<Int>) -> [String] {
+    guard let columns = rows.map(\.count).max() else { return [] }
+    var widths = [Int](repeating: 0, count: columns)
+    for r in rows { for (i, c) in r.enumerated() { widths[i] = max(widths[i], displayWidth(c)) } }
+    return rows.map { r in
+      var line = ""
+      for (i, c) in r.enumerated() {
+        let pad = String(repeating: " ", count: widths[i] - displayWidth(c))
+        if i > 0 { line += "  " }
+        line += rightAligned.contains(i) ? pad + c : (i == r.count - 1 ? c : c + pad)
+      }
+      while line.hasSuffix(" ") { line.removeLast() }
+      return line
+    }
+  }
+
+  static func displayWidth(_ s: String) -> Int {
+    s.unicodeScalars.reduce(0) { w, u in
+      let v = u.value
+      let wide = (0x1100...0x115F).contains(v) || (0x2E80...0xA4CF).contains(v)
+        || (0xAC00...0xD7A3).contains(v) || (0xF900...0xFAFF).contains(v)
+        || (0xFE30...0xFE4F).contains(v) || (0xFF00...0xFF60).contains(v)
+      return w + (wide ? 2 : 1)
+    }
+  }
+}
