@@ -1,0 +1,233 @@
+public import Guidance
+internal import Routes
+
+/// Everything the daemon says or shows in its own words, in one language and one unit system.
+///
+/// A value type with no state beyond its two settings: the same utterance always gives the same
+/// text, so transcripts stay byte-identical across replays. Route instructions come from the
+/// router and are embedded as they are; only the glue around them ("In 300 meters, …",
+/// "300미터 앞, …입니다.") is produced here. Every sentence ends in exactly one sentence mark.
+public struct Phrasebook: Phrasing, Sendable {
+  /// The language of every text this phrasebook produces.
+  public let language: Language
+  /// The units distances are said and shown in.
+  public let units: UnitSystem
+
+  /// Creates a phrasebook for `language` and `units` (English and metric by default).
+  public init(language: Language = .en, units: UnitSystem = .metric) {
+    self.language = language
+    self.units = units
+  }
+
+  /// The label of the departure row in route tables.
+  ///
+  /// "Depart" in English, "출발" in Korean.
+  public var departLabel: String {
+    switch language {
+    case .en: "Depart"
+    case .ko: "출발"
+    }
+  }
+
+  /// The text a voice says for `utterance`, as one or more complete sentences.
+  ///
+  /// Distances are phrased with ``spokenDistance(_:)``. Instructions have their trailing
+  /// periods removed before they are embedded, so no text ends in "..". A maneuver whose
+  /// instructions and `then` are both empty has nothing to say and gives "".
+  ///
+  /// English lower-cases the first letter of an instruction that continues a sentence
+  /// ("In 300 meters, turn left", ", then turn right") unless its first word is an acronym or
+  /// contains a digit ("I-95"). Korean adds the copula 입니다 to noun-phrase instructions
+  /// ("300미터 앞, Rue des Guillemites에서 좌회전입니다.") and uses 앞에서 before instructions
+  /// that are already sentences or have no Hangul ("300미터 앞에서 우회전하세요.").
+  public func text(for utterance: Utterance) -> String {
+    switch language {
+    case .en: english(utterance)
+    case .ko: korean(utterance)
+    }
+  }
+
+  /// About how long a voice takes to say `text`, in seconds.
+  ///
+  /// English: 15 characters a second. Korean: 6.5 Hangul syllables a second, plus every
+  /// other character (spaces, digits, Latin letters, punctuation) at 15 a second. Both add
+  /// 0.3 s for the voice to start and stop, and never return less than 0.5 s. The estimate
+  /// never decreases as text is appended.
+  public func speechDuration(of text: String) -> Double {
+    var seconds = 0.3
+    switch language {
+    case .en:
+      seconds += Double(text.count) / 15
+    case .ko:
+      for character in text {
+        seconds += isHangul(character) ? 1 / 6.5 : 1 / 15
+      }
+    }
+    return max(0.5, seconds)
+  }
+}
+
+// MARK: - English
+
+extension Phrasebook {
+  /// The English text for `utterance`.
+  private func english(_ utterance: Utterance) -> String {
+    switch utterance {
+    case .depart(let source, let tolls, let advisories):
+      let source = withoutTrailingPeriods(source)
+      var sentences = [source.isEmpty ? "Depart." : terminated("Depart from \(source)")]
+      if tolls { sentences.append("This route has tolls.") }
+      sentences += advisories.map(terminated).filter { !$0.isEmpty }
+      return sentences.joined(separator: " ")
+    case .maneuver(let instructions, let distance, let then):
+      let (first, second) = instructionPair(instructions, then)
+      guard !first.isEmpty else { return "" }
+      var sentence =
+        distance.map { "In \(spokenDistance($0)), \(lowercasingLead(first))" }
+        ?? capitalizingLead(first)
+      if !second.isEmpty { sentence += ", then \(lowercasingLead(second))" }
+      return terminated(sentence)
+    case .arrive(let destination):
+      let destination = withoutTrailingPeriods(destination)
+      return destination.isEmpty
+        ? "You have arrived at your destination."
+        : terminated("You have arrived at \(destination)")
+    case .waypoint(let number):
+      return "You have reached your \(englishOrdinal(number)) waypoint."
+    case .notice(let notice):
+      return terminated(notice)
+    case .modeChange(let transport):
+      switch transport {
+      case .walking: return "Continue on foot."
+      case .cycling: return "Continue by bicycle."
+      case .automobile: return "Continue by car."
+      case .transit: return "Continue by public transport."
+      }
+    case .continueFor(let distance):
+      return "Continue for \(spokenDistance(distance))."
+    case .offRoute:
+      return "You are off the route."
+    case .backOnRoute:
+      return "You are back on the route."
+    case .gpsLost:
+      return "GPS signal lost."
+    case .gpsAcquired:
+      return "GPS signal restored."
+    }
+  }
+}
+
+/// "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "112th".
+func englishOrdinal(_ number: Int) -> String {
+  let lastTwo = Int(number.magnitude % 100)
+  let suffix =
+    switch (lastTwo, lastTwo % 10) {
+    case (11...13, _): "th"
+    case (_, 1): "st"
+    case (_, 2): "nd"
+    case (_, 3): "rd"
+    default: "th"
+    }
+  return "\(number)\(suffix)"
+}
+
+/// The bare main and follow-up instructions of a maneuver; when the main one is empty, the
+/// follow-up takes its place.
+private func instructionPair(_ instructions: String, _ then: String?) -> (String, String) {
+  let first = withoutTrailingPeriods(instructions)
+  let second = withoutTrailingPeriods(then ?? "")
+  return first.isEmpty ? (second, "") : (first, second)
+}
+
+// MARK: - Korean
+
+extension Phrasebook {
+  /// The Korean text for `utterance`, in the polite 합쇼체 of navigation voices, with 해요체
+  /// requests ("…하세요") as T map and Kakao Navi use them.
+  private func korean(_ utterance: Utterance) -> String {
+    switch utterance {
+    case .depart(let source, let tolls, let advisories):
+      let source = withoutTrailingPeriods(source)
+      var sentences = [source.isEmpty ? "출발합니다." : "\(source)에서 출발합니다."]
+      if tolls { sentences.append("이 경로에는 유료 도로가 있습니다.") }
+      sentences += advisories.map(terminated).filter { !$0.isEmpty }
+      return sentences.joined(separator: " ")
+    case .maneuver(let instructions, let distance, let then):
+      return koreanManeuver(instructions, distance: distance, then: then)
+    case .arrive(let destination):
+      // "목적지인 X에" names the place and says it is the destination; 인 and 에 do not
+      // alternate, so any name fits.
+      let destination = withoutTrailingPeriods(destination)
+      return destination.isEmpty ? "목적지에 도착했습니다." : "목적지인 \(destination)에 도착했습니다."
+    case .waypoint(let number):
+      return "\(koreanOrdinal(number)) 경유지에 도착했습니다."
+    case .notice(let notice):
+      return terminated(notice)
+    case .modeChange(let transport):
+      let means =
+        switch transport {
+        case .walking: "도보"
+        case .cycling: "자전거"
+        case .automobile: "자동차"
+        case .transit: "대중교통"
+        }
+      return "이제 \(attachParticle(means, .euroRo)) 이동하세요."
+    case .continueFor(let distance):
+      return koreanContinue(distance)
+    case .offRoute:
+      return "경로를 벗어났습니다."
+    case .backOnRoute:
+      return "경로로 돌아왔습니다."
+    case .gpsLost:
+      return "GPS 신호가 끊겼습니다."
+    case .gpsAcquired:
+      return "GPS 신호가 다시 잡혔습니다."
+    }
+  }
+
+  /// "도로를 따라 2킬로미터 계속 가세요."
+  ///
+  /// Not "2킬로미터 동안 …": 동안 measures time, and a bare distance before the verb is how
+  /// Korean says how far. "도로를 따라" rather than 직진 because a long step may bend, and
+  /// 가세요 fits walking, cycling and driving alike.
+  private func koreanContinue(_ distance: Double) -> String {
+    "도로를 따라 \(spokenDistance(distance)) 계속 가세요."
+  }
+
+  /// A maneuver prompt: "300미터 앞, A입니다.", "잠시 후 A, 이어서 B입니다.",
+  /// "300미터 앞에서 A하세요. 이어서 B입니다." and so on.
+  ///
+  /// Noun phrases share one copula at the end ("A, 이어서 B입니다."). When either instruction
+  /// is a finished sentence the prompt becomes two sentences, because a sentence ending
+  /// cannot be followed by ", 이어서".
+  private func koreanManeuver(_ instructions: String, distance: Double?, then: String?)
+    -> String
+  {
+    let (first, second) = instructionPair(instructions, then)
+    guard !first.isEmpty else { return "" }
+    let firstIsNoun = isKoreanNounPhrase(first)
+    let lead: String
+    if let distance {
+      lead = "\(spokenDistance(distance)) \(firstIsNoun ? "앞," : "앞에서") \(first)"
+    } else {
+      lead = "잠시 후 \(first)"
+    }
+    guard !second.isEmpty else { return firstIsNoun ? "\(lead)입니다." : terminated(lead) }
+    let secondIsNoun = isKoreanNounPhrase(second)
+    if firstIsNoun && secondIsNoun { return "\(lead), 이어서 \(second)입니다." }
+    let opening = firstIsNoun ? "\(lead)입니다." : terminated(lead)
+    let closing = secondIsNoun ? "\(second)입니다." : terminated(second)
+    return "\(opening) 이어서 \(closing)"
+  }
+}
+
+/// "첫 번째", "두 번째", "세 번째", "네 번째", then "5번째".
+func koreanOrdinal(_ number: Int) -> String {
+  switch number {
+  case 1: "첫 번째"
+  case 2: "두 번째"
+  case 3: "세 번째"
+  case 4: "네 번째"
+  default: "\(number)번째"
+  }
+}
