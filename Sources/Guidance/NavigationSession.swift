@@ -415,7 +415,10 @@ public struct NavigationSession: Sendable {
     guard m >= 1, m <= lastStep, said[m] & Self.nowBit == 0 else { return }
     let step = route.steps[m]
     let limits = configuration.limits(for: step.transportType)
-    let v = max(speed, limits.minimumSpeed, 0.8 * plannedSpeed)
+    // The planned average only speaks for steps travelled the route's main way (a walk to the
+    // car park must not be timed at driving speed).
+    let planned = step.transportType == route.transportType ? 0.8 * plannedSpeed : 0
+    let v = max(speed, limits.minimumSpeed, planned)
     let d = max(0, geometry.stepEnd[m] - distanceAlong)
     let margin = v * min(fixInterval, 2) * 0.5
     // The arrival and waypoints get no "now" prompt: their own announcement replaces it.

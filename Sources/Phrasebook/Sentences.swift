@@ -32,6 +32,12 @@ func terminated(_ text: String) -> String {
 /// The first letter is lower-cased unless the first word is an acronym (two or more letters,
 /// all capitals: "US", "BMW") or contains a digit ("I-95", "A1"), which are names.
 func lowercasingLead(_ instruction: String) -> String {
+  // Routers word the arrival in the past tense ("You have arrived at your destination"); said
+  // ahead of time it must be the future.
+  for past in ["You have arrived", "You have reached"] where instruction.hasPrefix(past) {
+    let verb = past.hasSuffix("arrived") ? "you will arrive" : "you will reach"
+    return verb + instruction.dropFirst(past.count)
+  }
   guard let first = instruction.first, first.isUppercase else { return instruction }
   let firstWord = instruction.prefix { !$0.isWhitespace }
   if firstWord.contains(where: \.isNumber) { return instruction }

@@ -89,11 +89,7 @@ public enum DriveSimulator {
   public static func drive(_ route: Route, options: DriveOptions = DriveOptions()) -> SimulatedDrive {
     let path = Path(route: route)
     var rng = RandomSource(seed: options.seed)
-    let cruise = options.speed ?? defaultSpeed(route.transportType)
     let dt = 1 / min(10, max(1, options.hz))
-    let turnSpeed = min(cruise, route.transportType == .automobile ? 5.5 : cruise * 0.6)
-    let accel = route.transportType == .automobile ? 1.5 : 0.8
-    let brake = route.transportType == .automobile ? 2.0 : 1.0
     var truth: [TruthSample] = []
     var t = options.start
     var s = 0.0
@@ -116,10 +112,28 @@ public enum DriveSimulator {
       k += dt
     }
     var deviation = options.deviation
+    var mode = path.mode(at: 0)
     while s < path.length {
+      // Each step is travelled the way it says: walking at walking pace, driving at driving
+      // speed; changing from one to the other takes a quarter of a minute standing.
+      let here = path.mode(at: s)
+      if here != mode {
+        mode = here
+        v = 0
+        var w = 0.0
+        while w < 15 {
+          record(path.point(at: s), along: s, offset: 0, speed: 0, course: path.bearing(at: s))
+          w += dt
+        }
+      }
+      let cruise = options.speed ?? defaultSpeed(mode)
+      let turnSpeed = min(cruise, mode == .automobile ? 5.5 : cruise * 0.6)
+      let accel = mode == .automobile ? 1.5 : 0.8
+      let brake = mode == .automobile ? 2.0 : 1.0
       if let d = deviation, s >= d.at {
         deviation = nil
         detour(d, path: path, speed: max(v, cruise * 0.7), dt: dt, record: record)
+        v = cruise * 0.5
         if !d.rejoin { break }
       }
       if let stop = pendingStops.first, s >= stop.at {
@@ -240,8 +254,16 @@ struct Path {
   let points: [Coordinate]
   let cumulative: [Double]
   let turns: [(at: Double, angle: Double)]
+  /// Distance along the route where each step ends, and the step's transport type.
+  let stepEnds: [(at: Double, mode: TransportType)]
 
   var length: Double { cumulative[cumulative.count - 1] }
+
+  /// How the route is travelled at `s` metres.
+  func mode(at s: Double) -> TransportType {
+    for e in stepEnds.dropFirst() where s < e.at { return e.mode }
+    return stepEnds.last?.mode ?? .automobile
+  }
 
   init(route: Route) {
     var pts: [Coordinate] = []
@@ -267,7 +289,7 @@ struct Path {
       if angle > 30 { turns.append((cum[i], angle)) }
     }
     self.turns = turns
-    _ = ends
+    stepEnds = zip(ends, route.steps).map { (cum[$0.0], $0.1.transportType) }
   }
 
   func index(at s: Double) -> Int {
