@@ -59,22 +59,22 @@ public func bearingDifference(_ a: Double, _ b: Double) -> Double {
 extension Coordinate {
   /// Great-circle distance to another coordinate, in metres (haversine formula).
   public func distance(to other: Coordinate) -> Double {
-    let φ1 = radians(latitude)
-    let φ2 = radians(other.latitude)
-    let dφ = φ2 - φ1
-    let dλ = radians(wrappedLongitudeDelta(other.longitude - longitude))
-    let a = sin(dφ / 2) * sin(dφ / 2) + cos(φ1) * cos(φ2) * sin(dλ / 2) * sin(dλ / 2)
+    let lat1 = radians(latitude)
+    let lat2 = radians(other.latitude)
+    let dLat = lat2 - lat1
+    let dLon = radians(wrappedLongitudeDelta(other.longitude - longitude))
+    let a = sin(dLat / 2) * sin(dLat / 2) + cos(lat1) * cos(lat2) * sin(dLon / 2) * sin(dLon / 2)
     return 2 * earthRadius * atan2(sqrt(a), sqrt(max(0, 1 - a)))
   }
 
   /// Initial great-circle bearing towards another coordinate, in degrees clockwise from true
   /// north, 0 ..< 360. Zero for coincident points.
   public func bearing(to other: Coordinate) -> Double {
-    let φ1 = radians(latitude)
-    let φ2 = radians(other.latitude)
-    let dλ = radians(wrappedLongitudeDelta(other.longitude - longitude))
-    let y = sin(dλ) * cos(φ2)
-    let x = cos(φ1) * sin(φ2) - sin(φ1) * cos(φ2) * cos(dλ)
+    let lat1 = radians(latitude)
+    let lat2 = radians(other.latitude)
+    let dLon = radians(wrappedLongitudeDelta(other.longitude - longitude))
+    let y = sin(dLon) * cos(lat2)
+    let x = cos(lat1) * sin(lat2) - sin(lat1) * cos(lat2) * cos(dLon)
     if x == 0 && y == 0 { return 0 }
     return normalizedBearing(degrees(atan2(y, x)))
   }
@@ -82,17 +82,17 @@ extension Coordinate {
   /// The point reached by travelling `distance` metres along the initial `bearing` (degrees).
   public func destination(distance: Double, bearing: Double) -> Coordinate {
     // Locally flat approximation is not enough for long hops; use the spherical formula.
-    let δ = distance / earthRadius
-    let θ = radians(bearing)
-    let φ1 = radians(latitude)
-    let λ1 = radians(longitude)
-    let sinφ2 = sin(φ1) * cos(δ) + cos(φ1) * sin(δ) * cos(θ)
-    let φ2 = atan2(sinφ2, sqrt(max(0, 1 - sinφ2 * sinφ2)))
-    let y = sin(θ) * sin(δ) * cos(φ1)
-    let x = cos(δ) - sin(φ1) * sinφ2
-    let λ2 = λ1 + atan2(y, x)
+    let angle = distance / earthRadius
+    let theta = radians(bearing)
+    let lat1 = radians(latitude)
+    let lon1 = radians(longitude)
+    let sinLat2 = sin(lat1) * cos(angle) + cos(lat1) * sin(angle) * cos(theta)
+    let lat2 = atan2(sinLat2, sqrt(max(0, 1 - sinLat2 * sinLat2)))
+    let y = sin(theta) * sin(angle) * cos(lat1)
+    let x = cos(angle) - sin(lat1) * sinLat2
+    let lon2 = lon1 + atan2(y, x)
     return Coordinate(
-      latitude: degrees(φ2), longitude: wrappedLongitudeDelta(degrees(λ2)))
+      latitude: degrees(lat2), longitude: wrappedLongitudeDelta(degrees(lon2)))
   }
 
   /// Linear interpolation between two coordinates (short way across the antimeridian).

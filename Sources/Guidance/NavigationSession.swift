@@ -109,7 +109,8 @@ public struct NavigationSession: Sendable {
     if gpsLost {
       gpsLost = false
       events.append(NavigationEvent(time: fix.time, kind: .gps(.acquired)))
-      announce(.gpsAcquired, kind: .gps, step: currentStep, id: "gps.\(gpsLossCount).acquired",
+      announce(
+        .gpsAcquired, kind: .gps, step: currentStep, id: "gps.\(gpsLossCount).acquired",
         time: fix.time, into: &events)
     }
 
@@ -170,7 +171,8 @@ public struct NavigationSession: Sendable {
     offSince = nil
     wrongWay = 0
     events.append(NavigationEvent(time: lostAt, kind: .gps(.lost)))
-    announce(.gpsLost, kind: .gps, step: currentStep, id: "gps.\(gpsLossCount).lost", time: lostAt,
+    announce(
+      .gpsLost, kind: .gps, step: currentStep, id: "gps.\(gpsLossCount).lost", time: lostAt,
       into: &events)
   }
 
@@ -283,7 +285,8 @@ public struct NavigationSession: Sendable {
       return
     }
     lastOffRouteAnnouncement = time
-    announce(.offRoute(distance: d), kind: .offroute, step: currentStep,
+    announce(
+      .offRoute(distance: d), kind: .offroute, step: currentStep,
       id: "offroute.\(offRouteCount)", time: time, into: &events)
   }
 
@@ -312,7 +315,8 @@ public struct NavigationSession: Sendable {
     distanceAlong = c.s
     segmentHint = c.segment
     events.append(NavigationEvent(time: fix.time, kind: .onRoute))
-    announce(.backOnRoute, kind: .onroute, step: currentStep, id: "onroute.\(offRouteCount)",
+    announce(
+      .backOnRoute, kind: .onroute, step: currentStep, id: "onroute.\(offRouteCount)",
       time: fix.time, into: &events)
     // Rejoining ahead skips maneuvers that were bypassed: they are never announced.
     let step = geometry.step(containing: distanceAlong, from: currentStep)
@@ -331,7 +335,8 @@ public struct NavigationSession: Sendable {
       let passed = currentStep
       said[passed] = 0xFF
       if let n = route.steps[passed].waypoint {
-        announce(.waypoint(number: n), kind: .waypoint, step: passed, id: "s\(passed).waypoint",
+        announce(
+          .waypoint(number: n), kind: .waypoint, step: passed, id: "s\(passed).waypoint",
           time: time, into: &events)
       }
       currentStep += 1
@@ -347,11 +352,13 @@ public struct NavigationSession: Sendable {
     said[k] |= Self.stepBits
     let step = route.steps[k]
     if k >= 2, step.transportType != route.steps[k - 1].transportType {
-      announce(.modeChange(step.transportType), kind: .mode, step: k, id: "s\(k).mode", time: time,
+      announce(
+        .modeChange(step.transportType), kind: .mode, step: k, id: "s\(k).mode", time: time,
         into: &events)
     }
     if let notice = step.notice, !notice.isEmpty {
-      announce(.notice(notice), kind: .notice, step: k, id: "s\(k).notice", time: time,
+      announce(
+        .notice(notice), kind: .notice, step: k, id: "s\(k).notice", time: time,
         into: &events)
     }
     let limits = configuration.limits(for: step.transportType)
@@ -360,7 +367,8 @@ public struct NavigationSession: Sendable {
     let prepareLead = min(
       limits.prepareMaximum, max(limits.prepareMinimum, v * configuration.prepareLeadSeconds))
     if remaining >= limits.continueMinimum && remaining > prepareLead + v * 30 {
-      announce(.continueFor(distance: remaining), kind: .continue, step: k, id: "s\(k).continue",
+      announce(
+        .continueFor(distance: remaining), kind: .continue, step: k, id: "s\(k).continue",
         time: time, distance: remaining, into: &events)
     }
   }
@@ -378,7 +386,8 @@ public struct NavigationSession: Sendable {
     else { return }
     arrived = true
     said[lastStep] = 0xFF
-    announce(.arrive(destination: document.destination.name), kind: .arrive, step: lastStep,
+    announce(
+      .arrive(destination: document.destination.name), kind: .arrive, step: lastStep,
       id: "arrive", time: fix.time, into: &events)
     events.append(NavigationEvent(time: fix.time, kind: .arrived(distance: straight)))
   }
@@ -460,7 +469,8 @@ public struct NavigationSession: Sendable {
         instructions: step.instructions, distance: tier == .now ? nil : d,
         then: tier == .prepare ? nil : then)
       lastPrompt = (time, m)
-      announce(utterance, kind: tier.kind, step: m, id: "s\(m).\(tier.kind.rawValue)", time: time,
+      announce(
+        utterance, kind: tier.kind, step: m, id: "s\(m).\(tier.kind.rawValue)", time: time,
         distance: d, into: &events)
       break
     }

@@ -63,7 +63,8 @@ public struct RouteGeometry: Sendable {
     let j = segment(containing: s, from: hint)
     let len = cumulative[j + 1] - cumulative[j]
     guard len > 0 else { return points[j] }
-    return points[j].interpolated(to: points[j + 1], fraction: min(1, max(0, (s - cumulative[j]) / len)))
+    return points[j].interpolated(
+      to: points[j + 1], fraction: min(1, max(0, (s - cumulative[j]) / len)))
   }
 
   /// The segment that contains distance `s`, found by walking from `start` (cost proportional to

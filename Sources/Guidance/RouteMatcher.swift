@@ -1,4 +1,5 @@
 import Geodesy
+
 import func Glibc.cos
 import func Glibc.sqrt
 
@@ -119,6 +120,7 @@ struct RouteMatcher: Sendable {
       headingError = h
       cost += (h / 45) * (h / 45)
     }
-    return MatchCandidate(s: s, segment: j, lateral: lateral, headingError: headingError, cost: cost)
+    return MatchCandidate(
+      s: s, segment: j, lateral: lateral, headingError: headingError, cost: cost)
   }
 }

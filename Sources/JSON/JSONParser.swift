@@ -29,13 +29,14 @@ public struct JSONParser {
   /// Parses one JSON text.
   public static func parse(_ text: String) throws(JSONSyntaxError) -> JSONValue {
     var copy = text
-    let result = copy.withUTF8 { buffer in Result { () throws(JSONSyntaxError) in try parse(bytes: buffer) } }
+    let result = copy.withUTF8 { buffer in
+      Result { () throws(JSONSyntaxError) in try parse(bytes: buffer) }
+    }
     return try result.get()
   }
 
   /// Parses one JSON text from bytes.
-  public static func parse<C: Collection<UInt8>>(_ bytes: C) throws(JSONSyntaxError) -> JSONValue
-  {
+  public static func parse<C: Collection<UInt8>>(_ bytes: C) throws(JSONSyntaxError) -> JSONValue {
     let result =
       bytes.withContiguousStorageIfAvailable { b in
         Result { () throws(JSONSyntaxError) in try parse(bytes: b) }
@@ -47,8 +48,7 @@ public struct JSONParser {
   }
 
   /// Parses one JSON text from a buffer.
-  public static func parse(bytes: UnsafeBufferPointer<UInt8>) throws(JSONSyntaxError) -> JSONValue
-  {
+  public static func parse(bytes: UnsafeBufferPointer<UInt8>) throws(JSONSyntaxError) -> JSONValue {
     var p = JSONParser(bytes)
     p.skipWhitespace()
     // Tolerate a UTF-8 byte order mark.
@@ -132,7 +132,9 @@ public struct JSONParser {
 
   private mutating func enter() throws(JSONSyntaxError) {
     depth += 1
-    if depth > JSONParser.maximumDepth { throw error("nesting deeper than \(JSONParser.maximumDepth)") }
+    if depth > JSONParser.maximumDepth {
+      throw error("nesting deeper than \(JSONParser.maximumDepth)")
+    }
   }
 
   private mutating func parseObject() throws(JSONSyntaxError) -> JSONValue {
@@ -305,7 +307,9 @@ public struct JSONParser {
   private mutating func parseNumber() throws(JSONSyntaxError) -> Double {
     let start = index
     if bytes[index] == UInt8(ascii: "-") { index += 1 }
-    guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number", at: start) }
+    guard index < bytes.count, isDigit(bytes[index]) else {
+      throw error("invalid number", at: start)
+    }
     if bytes[index] == UInt8(ascii: "0") {
       index += 1
       if index < bytes.count && isDigit(bytes[index]) {
@@ -316,15 +320,23 @@ public struct JSONParser {
     }
     if index < bytes.count && bytes[index] == UInt8(ascii: ".") {
       index += 1
-      guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number", at: start) }
+      guard index < bytes.count, isDigit(bytes[index]) else {
+        throw error("invalid number", at: start)
+      }
       while index < bytes.count && isDigit(bytes[index]) { index += 1 }
     }
-    if index < bytes.count && (bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E")) {
+    if index < bytes.count
+      && (bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E"))
+    {
       index += 1
-      if index < bytes.count && (bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-")) {
+      if index < bytes.count
+        && (bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-"))
+      {
         index += 1
       }
-      guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number", at: start) }
+      guard index < bytes.count, isDigit(bytes[index]) else {
+        throw error("invalid number", at: start)
+      }
       while index < bytes.count && isDigit(bytes[index]) { index += 1 }
     }
     let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)

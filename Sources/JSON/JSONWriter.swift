@@ -54,7 +54,11 @@ public enum JSONWriter {
       out.append("[\n")
       for (i, v) in a.enumerated() {
         out.append(pad)
-        if isFlat(v) { write(v, into: &out) } else { writePretty(v, indent: indent + 1, into: &out) }
+        if isFlat(v) {
+          write(v, into: &out)
+        } else {
+          writePretty(v, indent: indent + 1, into: &out)
+        }
         out.append(i + 1 < a.count ? ",\n" : "\n")
       }
       out.append(closePad + "]")
@@ -75,7 +79,8 @@ public enum JSONWriter {
 
   private static func isFlat(_ v: JSONValue) -> Bool {
     switch v {
-    case .object(let o): return o.members.count <= 4 && o.members.allSatisfy { !isContainer($0.value) }
+    case .object(let o):
+      return o.members.count <= 4 && o.members.allSatisfy { !isContainer($0.value) }
     case .array, .null, .bool, .number, .string: return !isContainer(v)
     }
   }
