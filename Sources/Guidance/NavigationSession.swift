@@ -24,6 +24,8 @@ public struct NavigationSession: Sendable {
   /// The step being travelled (≥ 1 once departed).
   private(set) public var currentStep = 1
   private var segmentHint = 0
+  /// Set when resuming from a snapshot: the first fix may be far ahead of the saved position.
+  private var reacquiring = false
   private var lastValidFix: Fix?
   private var lastInputTime: Double?
   private var speed = 0.0
@@ -85,6 +87,84 @@ public struct NavigationSession: Sendable {
   /// for prompt timing: a vehicle that just turned will speed up again.
   private var plannedSpeed: Double {
     route.expectedTravelTime > 0 ? min(40, route.distance / route.expectedTravelTime) : 0
+  }
+
+  // MARK: - Snapshots
+
+  /// What a restarted daemon needs to continue where this session was, without announcing
+  /// again what was already announced.
+  public struct Snapshot: Sendable, Equatable {
+    public var routeIndex: Int
+    /// Metres along the route.
+    public var distanceAlong: Double
+    public var currentStep: Int
+    /// Per step, which prompts were already made (opaque flags).
+    public var said: [UInt8]
+    public var offRoute: Bool
+    public var arrived: Bool
+    /// Time of the last valid fix, seconds since the Unix epoch.
+    public var lastFixTime: Double?
+    /// Speed at the last valid fix, metres per second.
+    public var speed: Double
+
+    public init(
+      routeIndex: Int, distanceAlong: Double, currentStep: Int, said: [UInt8], offRoute: Bool,
+      arrived: Bool, lastFixTime: Double?, speed: Double
+    ) {
+      self.routeIndex = routeIndex
+      self.distanceAlong = distanceAlong
+      self.currentStep = currentStep
+      self.said = said
+      self.offRoute = offRoute
+      self.arrived = arrived
+      self.lastFixTime = lastFixTime
+      self.speed = speed
+    }
+  }
+
+  /// The state to save; `nil` before departure (there is nothing to resume yet).
+  public var snapshot: Snapshot? {
+    guard departed else { return nil }
+    return Snapshot(
+      routeIndex: routeIndex, distanceAlong: distanceAlong, currentStep: currentStep, said: said,
+      offRoute: offRoute, arrived: arrived, lastFixTime: lastValidFix?.time, speed: speed)
+  }
+
+  /// Resumes a session from a saved snapshot of the same route document.
+  ///
+  /// The `ROUTE` event is sent again with the first input (subscribers need it), but the
+  /// departure and every prompt already made are not. An inconsistent snapshot (another
+  /// route, a step out of range) is refused, so the caller can start afresh instead.
+  public init(
+    document: RouteDocument, resuming snapshot: Snapshot, phrasing: any Phrasing,
+    configuration: GuidanceConfiguration = GuidanceConfiguration()
+  ) throws(RouteDocumentError) {
+    try self.init(
+      document: document, routeIndex: snapshot.routeIndex, phrasing: phrasing,
+      configuration: configuration)
+    guard snapshot.said.count == route.steps.count,
+      (1...lastStep).contains(snapshot.currentStep),
+      snapshot.distanceAlong.isFinite,
+      (0...geometry.length + 1).contains(snapshot.distanceAlong)
+    else {
+      throw RouteDocumentError(
+        .invalidValue, path: "", "the saved progress does not fit this route")
+    }
+    departed = true
+    arrived = snapshot.arrived
+    distanceAlong = snapshot.distanceAlong
+    currentStep = snapshot.currentStep
+    said = snapshot.said
+    offRoute = snapshot.offRoute
+    offAnchor = snapshot.distanceAlong
+    speed = snapshot.speed.isFinite ? max(0, snapshot.speed) : 0
+    segmentHint = geometry.segment(containing: distanceAlong, from: 0)
+    reacquiring = true
+    if let t = snapshot.lastFixTime, t.isFinite {
+      lastValidFix = Fix(
+        time: t, coordinate: geometry.coordinate(at: distanceAlong, hint: segmentHint),
+        speed: speed)
+    }
   }
 
   // MARK: - Inputs
@@ -223,7 +303,10 @@ public struct NavigationSession: Sendable {
 
   private func window(dt: Double, accuracy: Double) -> (back: Double, ahead: Double) {
     let v = max(speed, 2)
-    return (15 + 2 * accuracy, v * max(dt, 1) * 1.5 + 20 + 3 * accuracy)
+    let ahead = v * max(dt, 1) * 1.5 + 20 + 3 * accuracy
+    // After a restart the vehicle may have gone on at up to motorway speed meanwhile.
+    if reacquiring { return (50 + 2 * accuracy, max(ahead, 40 * dt + 200)) }
+    return (15 + 2 * accuracy, ahead)
   }
 
   private mutating func followOnRoute(
@@ -261,6 +344,7 @@ public struct NavigationSession: Sendable {
       return
     }
     guard let c = best, !away else { return }
+    reacquiring = false
     if standing && abs(c.s - distanceAlong) < 2 * accuracy { return }
     distanceAlong = c.s
     segmentHint = c.segment

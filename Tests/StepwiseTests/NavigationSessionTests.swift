@@ -2,6 +2,7 @@ import Geodesy
 import Guidance
 import Phrasebook
 import Routes
+import Simulation
 import Testing
 
 /// Direct checks of the session's rules with hand-made fixes.
@@ -148,5 +149,42 @@ import Testing
     let spoken = events.compactMap(\.announcement).filter { $0.kind == .offroute }
     #expect(offEvents.count == 4)
     #expect(spoken.count == 2, "\(spoken.map(\.id))")
+  }
+}
+
+@Suite struct SessionResumeTests {
+  @Test func resumingFromASnapshotRepeatsNothingAndSkipsNothing() throws {
+    let doc = GuidancePropertyTests.townRoute
+    var o = Simulation.DriveOptions()
+    o.noise = 5
+    o.seed = 4
+    let drive = DriveSimulator.drive(doc.routes[0], options: o)
+    let whole = try runSession(doc, fixes: drive.fixes)
+    for cut in [40, 90, 150] {
+      var a = try NavigationSession(document: doc, phrasing: Phrasebook())
+      var events: [NavigationEvent] = []
+      for f in drive.fixes[..<cut] { events += a.ingest(f) }
+      let snap = try #require(a.snapshot)
+      // The daemon is down for 3 s (three fixes lost), then resumes.
+      var b = try NavigationSession(document: doc, resuming: snap, phrasing: Phrasebook())
+      for f in drive.fixes[(cut + 3)...] { events += b.ingest(f) }
+      let said = events.compactMap(\.announcement).filter { $0.kind != .gps }.map(\.id)
+      #expect(Set(said).count == said.count, "cut \(cut): repeated \(said)")
+      // Every final prompt and the arrival still come (earlier tiers may differ by a fix).
+      let finals = whole.compactMap(\.announcement).filter { [.now, .arrive].contains($0.kind) }
+      #expect(Set(finals.map(\.id)).isSubset(of: Set(said)), "cut \(cut)")
+      #expect(events.compactMap(\.stepIndex) == Array(1...5), "cut \(cut)")
+      #expect(!events.contains { $0.isOffRoute })
+    }
+  }
+
+  @Test func aSnapshotOfAnotherRouteIsRefused() throws {
+    let doc = GuidancePropertyTests.townRoute
+    let snap = NavigationSession.Snapshot(
+      routeIndex: 0, distanceAlong: 100, currentStep: 9, said: [0, 0], offRoute: false,
+      arrived: false, lastFixTime: nil, speed: 0)
+    #expect(throws: RouteDocumentError.self) {
+      try NavigationSession(document: doc, resuming: snap, phrasing: Phrasebook())
+    }
   }
 }
