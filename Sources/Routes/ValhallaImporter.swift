@@ -45,39 +45,48 @@ public enum ValhallaImporter {
   public static let maximumSnapDistance = 1000.0
 
   /// Parses bytes as JSON and converts the Valhalla response they hold.
-  public static func decode(_ bytes: some Collection<UInt8>) throws(RouteDocumentError)
-    -> RouteDocument
-  {
+  public static func decode(
+    _ bytes: some Collection<UInt8>, writer: InstructionWriter? = nil
+  ) throws(RouteDocumentError) -> RouteDocument {
     let value: JSONValue
     do {
       value = try JSONParser.parse(bytes)
     } catch {
       throw RouteDocumentError(.syntax, path: "", "not valid JSON: \(error)")
     }
-    return try decode(value)
+    return try decode(value, writer: writer)
   }
 
   /// Converts a Valhalla native `/route` response (`trip.legs[].maneuvers`, polyline6 `shape`)
   /// into a native document.
   ///
+  /// - Parameter writer: the wanted language: when `trip.language` is another one, the
+  ///   instructions are written from the maneuvers (type, street names, signs, roundabout exit)
+  ///   in this language, and notices use it. `nil` keeps Valhalla's text and notices follow
+  ///   `trip.language`. Legs without `maneuvers` (`/optimized_route`) become a route line with
+  ///   one arrival step per leg.
   /// - Returns: a document that ``NativeRouteFormat`` accepts: continuous step polylines, step 0
   ///   the departure, waypoints numbered 1, 2, … in order.
   /// - Throws: `routerError` for a Valhalla error response (naming its code and text), and
   ///   otherwise an error with the JSON path of the first problem.
-  public static func decode(_ value: JSONValue) throws(RouteDocumentError) -> RouteDocument {
+  public static func decode(_ value: JSONValue, writer: InstructionWriter? = nil)
+    throws(RouteDocumentError) -> RouteDocument
+  {
     typealias R = JSONPathReader
     let root = try R.object(value, "")
     if root["trip"] == nil, root["error_code"] != nil || root["error"] != nil {
       throw routerError(root)
     }
-    let main = try trip(R.require(root, "trip", ""), "trip", fallbackLocations: nil)
+    let main = try trip(
+      R.require(root, "trip", ""), "trip", fallbackLocations: nil, writer: writer)
     var routes = [main.route]
     if let alternates = try R.optional(root, "alternates", "", R.array) {
       for (i, a) in alternates.enumerated() {
         let ap = "alternates[\(i)]"
         let ao = try R.object(a, ap)
         let alt = try trip(
-          R.require(ao, "trip", ap), "\(ap).trip", fallbackLocations: main.locations)
+          R.require(ao, "trip", ap), "\(ap).trip", fallbackLocations: main.locations,
+          writer: writer)
         routes.append(alt.route)
       }
     }
@@ -115,6 +124,8 @@ public enum ValhallaImporter {
     var mode: TransportType
     var flags: [Flag]
     var streetNames: [String]
+    /// The maneuver in OSRM's vocabulary, for writing it in another language.
+    var step: InstructionStep
 
     var isFerry: Bool { flags.contains(.ferry) }
   }
@@ -150,7 +161,7 @@ public enum ValhallaImporter {
   }
 
   private static func trip(
-    _ value: JSONValue, _ path: String, fallbackLocations: [Place]?
+    _ value: JSONValue, _ path: String, fallbackLocations: [Place]?, writer: InstructionWriter?
   ) throws(RouteDocumentError) -> (route: Route, locations: [Place]) {
     typealias R = JSONPathReader
     let t = try R.object(value, path)
@@ -164,8 +175,11 @@ public enum ValhallaImporter {
         .invalidValue, path: R.join(path, "units"),
         "unknown units '\(other)' (expected kilometers or miles)")
     }
-    let korean = (try R.optional(t, "language", path, R.string) ?? "").lowercased()
-      .hasPrefix("ko")
+    let tripLanguage = InstructionLanguage(
+      locale: try R.optional(t, "language", path, R.string) ?? "en-US")
+    let korean = writer.map { $0.language == .ko } ?? (tripLanguage == .ko)
+    // Valhalla's text is kept when it is in the wanted language.
+    let rewriter = writer.flatMap { $0.language == tripLanguage ? nil : $0 }
 
     var locations: [Place] = []
     if let lv = try R.optional(t, "locations", path, R.array) {
@@ -196,6 +210,12 @@ public enum ValhallaImporter {
     let legValues = try R.array(R.require(t, "legs", path), legsPath)
     guard !legValues.isEmpty else {
       throw RouteDocumentError(.emptyRoutes, path: legsPath, "the trip has no legs")
+    }
+
+    if legValues.allSatisfy({ (try? R.object($0, "")["maneuvers"]) == nil }) {
+      return try lineTrip(
+        t, path, legValues, locations: locations, metresPerUnit: metresPerUnit, length: length,
+        time: time, writer: writer ?? InstructionWriter(language: korean ? .ko : .en))
     }
 
     var steps: [RouteStep] = []
@@ -262,6 +282,10 @@ public enum ValhallaImporter {
           ? nil : newFlags.map { $0.notice(korean: korean) }.joined(separator: korean ? ". " : "; ")
         let waypoint = !isLastLeg && k == maneuvers.count - 1 ? legIndex + 1 : nil
         var instructions = trimmingTrailingWhitespace(maneuver.instruction)
+        if let rewriter {
+          let options = InstructionOptions(legIndex: legIndex, legCount: legValues.count)
+          instructions = try rewriter.instruction(for: maneuver.step, options: options)
+        }
         if waypoint != nil { instructions = waypointWording(instructions, korean: korean) }
         steps.append(
           RouteStep(
@@ -406,10 +430,30 @@ public enum ValhallaImporter {
           names.append(try R.string(n, "\(R.join(p, "street_names"))[\(k)]"))
         }
       }
+      var step = instructionStep(type: type, names: names)
+      step.bearingAfter = try R.optional(o, "bearing_after", p, R.number)
+      step.exit = try R.optional(o, "roundabout_exit_count", p, R.integer)
+      if let sign = try R.optional(o, "sign", p, R.object) {
+        let sp = R.join(p, "sign")
+        func texts(_ key: String) throws(RouteDocumentError) -> [String] {
+          guard let a = try R.optional(sign, key, sp, R.array) else { return [] }
+          var out: [String] = []
+          for (k, e) in a.enumerated() {
+            let ep = "\(R.join(sp, key))[\(k)]"
+            if let text = try R.optional(R.object(e, ep), "text", ep, R.string) { out.append(text) }
+          }
+          return out
+        }
+        let exits = try texts("exit_number_elements")
+        let toward = try texts("exit_toward_elements") + texts("exit_branch_elements")
+        if !exits.isEmpty { step.exits = exits.joined(separator: ";") }
+        if !toward.isEmpty { step.destinations = toward.joined(separator: ",") }
+      }
+      if mode == .walking { step.mode = "walking" }
       maneuvers.append(
         Maneuver(
           type: type, instruction: instruction, length: length, begin: begin, end: end,
-          mode: mode, flags: flags, streetNames: names))
+          mode: mode, flags: flags, streetNames: names, step: step))
     }
     return maneuvers
   }
@@ -432,6 +476,91 @@ public enum ValhallaImporter {
     // An unnamed location is named after its street once the maneuvers are known (see
     // `nameUnnamedLocations`); an empty name marks it until then.
     return Place(name: name ?? "", coordinate: c)
+  }
+
+  /// A Valhalla maneuver type in OSRM's vocabulary (the cross-walk of `docs/instructions.md`).
+  static func instructionStep(type: Int, names: [String]) -> InstructionStep {
+    let (osrmType, modifier): (String, String?) =
+      switch type {
+      case 1: ("depart", nil)
+      case 2: ("depart", "right")
+      case 3: ("depart", "left")
+      case 4: ("arrive", nil)
+      case 5: ("arrive", "right")
+      case 6: ("arrive", "left")
+      case 7, 8: ("new name", "straight")
+      case 9: ("turn", "slight right")
+      case 10: ("turn", "right")
+      case 11: ("turn", "sharp right")
+      case 12, 13: ("continue", "uturn")
+      case 14: ("turn", "sharp left")
+      case 15: ("turn", "left")
+      case 16: ("turn", "slight left")
+      case 17: ("on ramp", "straight")
+      case 18: ("on ramp", "right")
+      case 19: ("on ramp", "left")
+      case 20: ("off ramp", "slight right")
+      case 21: ("off ramp", "slight left")
+      case 22: ("fork", "straight")
+      case 23: ("fork", "slight right")
+      case 24: ("fork", "slight left")
+      case 25: ("merge", "straight")
+      case 26: ("roundabout", "straight")
+      case 27: ("exit roundabout", "straight")
+      case 28, 29: ("notification", "straight")
+      case 37: ("merge", "slight right")
+      case 38: ("merge", "slight left")
+      default: ("turn", "straight")
+      }
+    var step = InstructionStep(type: osrmType, modifier: modifier, name: names.first ?? "")
+    if type == 28 { step.mode = "ferry" }
+    return step
+  }
+
+  /// A trip whose legs carry only a shape (`/optimized_route`): a route line.
+  private static func lineTrip(
+    _ t: JSONObject, _ path: String, _ legValues: [JSONValue], locations: [Place],
+    metresPerUnit: Double, length: Double, time: Double, writer: InstructionWriter
+  ) throws(RouteDocumentError) -> (route: Route, locations: [Place]) {
+    typealias R = JSONPathReader
+    var shapes: [[Coordinate]] = []
+    var lengths: [Double] = []
+    for (i, lv) in legValues.enumerated() {
+      let lp = "\(R.join(path, "legs"))[\(i)]"
+      let leg = try R.object(lv, lp)
+      let sp = R.join(lp, "shape")
+      let shape: [Coordinate]
+      do throws(RouteDocumentError) {
+        shape = try Polyline.decode(R.string(R.require(leg, "shape", lp), sp), precision: 6)
+      } catch {
+        throw RouteDocumentError(error.code, path: sp, "not a polyline6 string: \(error.message)")
+      }
+      if i == 0, let first = shape.first,
+        first.distance(to: locations[0].coordinate) > maximumSnapDistance
+      {
+        throw RouteDocumentError(
+          .invalidPolyline, path: sp,
+          "precision 6 does not fit: the first point \(first) is far from "
+            + "\(R.join(path, "locations"))[0]; Valhalla's native shape is polyline6")
+      }
+      shapes.append(shape)
+      if let summary = try R.optional(leg, "summary", lp, R.object),
+        let l = try R.optional(summary, "length", R.join(lp, "summary"), R.nonNegative)
+      {
+        lengths.append(l * metresPerUnit)
+      }
+    }
+    let steps = try RouteImportSupport.lineSteps(
+      legs: shapes, writer: writer, mode: .automobile,
+      lengths: lengths.count == shapes.count ? lengths : nil)
+    var named = locations
+    for i in named.indices where named[i].name.isEmpty {
+      named[i].name = RouteImportSupport.coordinateName(named[i].coordinate)
+    }
+    let route = Route(
+      name: "Valhalla route", distance: length * metresPerUnit, expectedTravelTime: time,
+      transportType: .automobile, steps: steps)
+    return (route, named)
   }
 
   // MARK: - Route-level fields
@@ -487,4 +616,3 @@ public enum ValhallaImporter {
       : m < 10_000 ? "\(Int(m.rounded())) m" : "\((m / 100).rounded() / 10) km"
   }
 }
-
