@@ -3,7 +3,7 @@ SWIFT ?= swift
 CONFIG ?= debug
 DEMO ?= Simulations/001-marais-drive
 
-.PHONY: all build release test demo lint format deps clean
+.PHONY: all build release test demo quality lint format deps clean
 
 all: build
 
@@ -27,6 +27,10 @@ demo: deps
 	.build/release/stepwise route show $(DEMO)/route.json
 	@echo
 	.build/release/stepwised --route $(DEMO)/route.json --replay-speed 20 $(DEMO)/drive.nmea
+
+# The scenario quality table (docs/quality.md), from the simulator's truth.
+quality: build
+	.build/debug/stepwise scenario score --markdown Simulations/0* > docs/quality.md
 
 lint:
 	$(SWIFT) format lint --strict --recursive Sources Tests

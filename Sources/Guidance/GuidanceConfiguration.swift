@@ -5,7 +5,9 @@ public import Routes
 public struct GuidanceConfiguration: Sendable, Equatable {
   /// Lateral distance from the route, in metres, beyond which a fix counts as off-route evidence
   /// (the larger of this and `offRouteAccuracyFactor` × the fix's accuracy).
-  public var offRouteMinimumDistance = 30.0
+  public var offRouteMinimumDistance = 25.0
+  /// The same within 40 m of a maneuver point, where a wrong turn must be caught quickly.
+  public var offRouteNearManeuverDistance = 15.0
   /// Multiplier of the fix's 68 % accuracy for the off-route distance.
   public var offRouteAccuracyFactor = 2.5
   /// Consecutive off-route fixes needed to declare "off route".
@@ -66,15 +68,15 @@ public struct GuidanceConfiguration: Sendable, Equatable {
     case .automobile, .transit:
       ModeLimits(
         minimumSpeed: 6, prepareMinimum: 400, prepareMaximum: 2000, approachMinimum: 120,
-        approachMaximum: 800, nowMinimum: 25, arrivalRadius: 20, continueMinimum: 2000)
+        approachMaximum: 800, nowMinimum: 25, arrivalRadius: 15, continueMinimum: 2000)
     case .cycling:
       ModeLimits(
         minimumSpeed: 3, prepareMinimum: 150, prepareMaximum: 500, approachMinimum: 50,
-        approachMaximum: 200, nowMinimum: 12, arrivalRadius: 15, continueMinimum: 1000)
+        approachMaximum: 200, nowMinimum: 12, arrivalRadius: 12, continueMinimum: 1000)
     case .walking:
       ModeLimits(
         minimumSpeed: 1.2, prepareMinimum: 100, prepareMaximum: 250, approachMinimum: 30,
-        approachMaximum: 80, nowMinimum: 8, arrivalRadius: 12, continueMinimum: 500)
+        approachMaximum: 80, nowMinimum: 8, arrivalRadius: 10, continueMinimum: 500)
     }
   }
 }

@@ -24,6 +24,12 @@ public struct NavigationSession: Sendable {
   /// The step being travelled (≥ 1 once departed).
   private(set) public var currentStep = 1
   private var segmentHint = 0
+  /// Time of the last fix that moved the matched position (or confirmed it).
+  private var lastMatchTime: Double?
+  /// Maneuvers passed by dead reckoning since the last matched fix (at most one).
+  private var reckonedSteps = 0
+  /// Consecutive fixes within the arrival radius.
+  private var arrivalEvidence = 0
   /// Set when resuming from a snapshot: the first fix may be far ahead of the saved position.
   private var reacquiring = false
   private var lastValidFix: Fix?
@@ -56,6 +62,7 @@ public struct NavigationSession: Sendable {
   private static let approachBit: UInt8 = 2
   private static let nowBit: UInt8 = 4
   private static let stepBits: UInt8 = 8  // notice, mode and continue of the step were handled
+  private static let mergedBit: UInt8 = 16  // said as the "then" part of the previous prompt
 
   /// Starts a session on alternative `routeIndex` of `document`.
   public init(
@@ -184,7 +191,10 @@ public struct NavigationSession: Sendable {
     // A gap with no input at all counts as silence up to the new epoch.
     checkLoss(at: fix.time, into: &events)
     lastInputTime = fix.time
-    guard fix.isValid, let point = fix.coordinate else { return events }
+    guard fix.isValid, let point = fix.coordinate else {
+      deadReckon(at: fix.time, into: &events)
+      return events
+    }
 
     if gpsLost {
       gpsLost = false
@@ -194,7 +204,7 @@ public struct NavigationSession: Sendable {
         time: fix.time, into: &events)
     }
 
-    let dt = lastValidFix.map { min(60, max(0, fix.time - $0.time)) } ?? 0
+    let dt = lastValidFix.map { min(900, max(0, fix.time - $0.time)) } ?? 0
     updateSpeed(fix, point: point, dt: dt)
     let accuracy = accuracyOf(fix)
     let threshold = max(
@@ -219,7 +229,7 @@ public struct NavigationSession: Sendable {
     if !offRoute {
       advanceSteps(time: fix.time, into: &events)
       checkArrival(fix, point: point, into: &events)
-      if !arrived && !gpsLost { prompts(time: fix.time, into: &events) }
+      if !arrived { prompts(time: fix.time, position: distanceAlong, into: &events) }
     }
     if !arrived {
       events.append(NavigationEvent(time: fix.time, kind: .progress(progress(point, fix))))
@@ -235,6 +245,7 @@ public struct NavigationSession: Sendable {
     var events: [NavigationEvent] = []
     guard started, !arrived else { return events }
     checkLoss(at: time, into: &events)
+    deadReckon(at: time, into: &events)
     return events
   }
 
@@ -254,6 +265,34 @@ public struct NavigationSession: Sendable {
     announce(
       .gpsLost, kind: .gps, step: currentStep, id: "gps.\(gpsLossCount).lost", time: lostAt,
       into: &events)
+  }
+
+  /// Carries the prompts through a stretch without fixes (a tunnel): the position is
+  /// estimated from the last matched position and speed, and used only to time the prompt
+  /// for the maneuver ahead — never to advance a step or to report progress, so a stale
+  /// position cannot move guidance on. The estimate stops at the maneuver point, and only a
+  /// vehicle that was moving when the fixes stopped is carried, for at most five minutes.
+  private mutating func deadReckon(at time: Double, into events: inout [NavigationEvent]) {
+    guard departed, !arrived, !offRoute, let since = lastMatchTime,
+      speed >= configuration.trustCourseAbove
+    else { return }
+    let elapsed = time - since
+    guard elapsed > 0, elapsed <= 300 else { return }
+    var estimate = distanceAlong + speed * elapsed
+    // A tunnel that starts right at a maneuver would hide the next one for its whole length:
+    // a vehicle at driving speed whose estimate is well past the maneuver has passed it. One
+    // maneuver at most is passed this way, so a jam in the tunnel cannot run guidance ahead.
+    if reckonedSteps == 0, currentStep < lastStep, speed >= 8,
+      estimate > geometry.stepEnd[currentStep] + 30
+    {
+      reckonedSteps += 1
+      said[currentStep] = 0xFF
+      currentStep += 1
+      events.append(NavigationEvent(time: time, kind: .step(currentStep)))
+      stepStarted(currentStep, time: time, into: &events)
+    }
+    estimate = min(estimate, geometry.stepEnd[currentStep])
+    prompts(time: time, position: estimate, into: &events)
   }
 
   // MARK: - Matching
@@ -278,6 +317,7 @@ public struct NavigationSession: Sendable {
     into events: inout [NavigationEvent]
   ) {
     departed = true
+    lastMatchTime = fix.time
     if let c = matcher.initialMatch(point: point, course: course, acceptLateral: threshold) {
       distanceAlong = c.s
       segmentHint = c.segment
@@ -323,7 +363,16 @@ public struct NavigationSession: Sendable {
     let lateral = best?.lateral ?? .infinity
     lastLateral = lateral
     let holding = fix.quality == .deadReckoning || standing
-    let away = lateral > threshold
+    // Around a maneuver a wrong turn must be caught quickly, so the distance is smaller there
+    // (as Mapbox halves its radius near intersections); it still scales with the accuracy.
+    let nearest = min(
+      abs(geometry.stepEnd[currentStep] - distanceAlong),
+      abs(geometry.stepEnd[currentStep - 1] - distanceAlong))
+    let limit =
+      nearest < 40
+      ? max(configuration.offRouteNearManeuverDistance, configuration.offRouteAccuracyFactor * accuracy)
+      : threshold
+    let away = lateral > limit
     if away && !holding {
       offEvidence += 1
       if offSince == nil { offSince = fix.time }
@@ -345,6 +394,8 @@ public struct NavigationSession: Sendable {
     }
     guard let c = best, !away else { return }
     reacquiring = false
+    lastMatchTime = fix.time
+    reckonedSteps = 0
     if standing && abs(c.s - distanceAlong) < 2 * accuracy { return }
     distanceAlong = c.s
     segmentHint = c.segment
@@ -356,7 +407,9 @@ public struct NavigationSession: Sendable {
     offRoute = true
     offRouteCount += 1
     offAnchor = distanceAlong
-    offTravel = 0
+    // The vehicle may already be well ahead of the last match (a long tunnel, a gap).
+    let since = lastMatchTime.map { max(0, time - $0) } ?? 0
+    offTravel = max(speed, plannedSpeed, 2) * since * 1.5
     onEvidence = 0
     offEvidence = 0
     offSince = nil
@@ -396,6 +449,7 @@ public struct NavigationSession: Sendable {
     guard onEvidence >= configuration.onRouteFixes else { return }
     offRoute = false
     onEvidence = 0
+    lastMatchTime = fix.time
     distanceAlong = c.s
     segmentHint = c.segment
     events.append(NavigationEvent(time: fix.time, kind: .onRoute))
@@ -465,9 +519,15 @@ public struct NavigationSession: Sendable {
     let end = geometry.points[geometry.points.count - 1]
     let straight = point.distance(to: end)
     let remaining = geometry.length - distanceAlong
-    let radius = min(25, max(limits.arrivalRadius, speed * fixInterval * 0.75))
-    guard remaining <= radius || straight <= radius || distanceAlong >= geometry.length - 0.5
-    else { return }
+    let radius = min(25, max(limits.arrivalRadius, speed * fixInterval * 0.6))
+    let passed = distanceAlong >= geometry.length - 0.5
+    if remaining <= radius || straight <= radius {
+      arrivalEvidence += 1
+    } else {
+      arrivalEvidence = 0
+    }
+    // One noisy fix near the end is not an arrival; two in a row, or passing the end, are.
+    guard passed || arrivalEvidence >= 2 else { return }
     arrived = true
     said[lastStep] = 0xFF
     announce(
@@ -503,7 +563,9 @@ public struct NavigationSession: Sendable {
   /// clamped per transport mode. A tier whose successor would follow within
   /// `minimumGapSeconds` is skipped, so short steps get fewer prompts, never a burst. A prompt
   /// is made at most once, and only for the maneuver ahead.
-  private mutating func prompts(time: Double, into events: inout [NavigationEvent]) {
+  private mutating func prompts(
+    time: Double, position: Double, into events: inout [NavigationEvent]
+  ) {
     let m = currentStep
     guard m >= 1, m <= lastStep, said[m] & Self.nowBit == 0 else { return }
     let step = route.steps[m]
@@ -512,14 +574,20 @@ public struct NavigationSession: Sendable {
     // car park must not be timed at driving speed).
     let planned = step.transportType == route.transportType ? 0.8 * plannedSpeed : 0
     let v = max(speed, limits.minimumSpeed, planned)
-    let d = max(0, geometry.stepEnd[m] - distanceAlong)
+    let d = max(0, geometry.stepEnd[m] - position)
     let margin = v * min(fixInterval, 2) * 0.5
-    // The arrival and waypoints get no "now" prompt: their own announcement replaces it.
-    let finalTier: Tier = (m == lastStep || step.waypoint != nil) ? .approach : .now
+    // The arrival gets no "now" prompt: its own announcement replaces it.
+    let finalTier: Tier = m == lastStep ? .approach : .now
     let then = thenInstructions(after: m, speed: v)
 
     var tiers: [Tier] = [.prepare, .approach]
     if finalTier == .now { tiers.append(.now) }
+    // A maneuver already said as the "then" of the previous prompt and right here (a 0 m
+    // step, a double turn) needs no prompt of its own: it would only come too late.
+    if said[m] & Self.mergedBit != 0 && d < 5 {
+      said[m] |= Self.prepareBit | Self.approachBit | Self.nowBit
+      return
+    }
     for (n, tier) in tiers.enumerated() where said[m] & tier.bit == 0 {
       let text = phrasing.text(
         for: .maneuver(
@@ -547,7 +615,7 @@ public struct NavigationSession: Sendable {
       }
       for t in tiers[...n] { said[m] |= t.bit }
       if then != nil, m + 1 <= lastStep {
-        said[m + 1] |= Self.prepareBit | Self.approachBit
+        said[m + 1] |= Self.prepareBit | Self.approachBit | Self.mergedBit
       }
       let utterance = Utterance.maneuver(
         instructions: step.instructions, distance: tier == .now ? nil : d,

@@ -1,57 +1,8 @@
 public import Geodesy
 public import Routes
+
 import func Glibc.exp
 import func Glibc.sqrt
-
-/// A detour from the route: leave at `at` metres along the route, turning `angle` degrees from
-/// the route's direction (positive right), drive `length` metres away, and when `rejoin`, come
-/// back the same way and go on along the route.
-public struct Deviation: Sendable, Equatable {
-  public var at: Double
-  public var angle: Double
-  public var length: Double
-  public var rejoin: Bool
-
-  public init(at: Double, angle: Double = 60, length: Double = 200, rejoin: Bool = true) {
-    self.at = at
-    self.angle = angle
-    self.length = length
-    self.rejoin = rejoin
-  }
-}
-
-/// Settings of a simulated drive.
-public struct DriveOptions: Sendable, Equatable {
-  /// Cruising speed in m/s; `nil` uses the route's mode (50 km/h driving, 18 km/h cycling,
-  /// 5 km/h walking).
-  public var speed: Double?
-  /// Fixes per second, 1 … 10.
-  public var hz: Double = 1
-  /// Root-mean-square horizontal position error in metres, as a slowly varying random walk.
-  public var noise: Double = 0
-  /// Correlation time of the position error, seconds.
-  public var noiseCorrelation: Double = 20
-  public var seed: UInt64 = 1
-  /// Time of the first epoch, seconds since the Unix epoch (default 2024-05-01T08:00:00Z).
-  public var start: Double = 1_714_550_400
-  /// Stretches without a fix (a tunnel), metres along the route.
-  public var dropouts: [ClosedRange<Double>] = []
-  public var deviation: Deviation?
-  /// Seconds standing at the start before moving, and at the end after arriving.
-  public var settle: Double = 5
-  public var dwell: Double = 5
-  /// Stops along the way: metres along the route and seconds standing.
-  public var stops: [(at: Double, duration: Double)] = []
-
-  public init() {}
-
-  public static func == (a: DriveOptions, b: DriveOptions) -> Bool {
-    a.speed == b.speed && a.hz == b.hz && a.noise == b.noise && a.seed == b.seed
-      && a.start == b.start && a.dropouts == b.dropouts && a.deviation == b.deviation
-      && a.settle == b.settle && a.dwell == b.dwell
-      && a.stops.map(\.at) == b.stops.map(\.at) && a.stops.map(\.duration) == b.stops.map(\.duration)
-  }
-}
 
 /// Where the vehicle really was at one epoch, next to what the receiver reported.
 public struct TruthSample: Sendable, Equatable {
@@ -71,22 +22,87 @@ public struct TruthSample: Sendable, Equatable {
 public struct SimulatedDrive: Sendable {
   public var truth: [TruthSample]
   public var fixes: [Fix]
-  /// The one-sigma per-axis error the receiver reports in GST, metres.
+  /// The one-sigma per-axis error the receiver reports in GST, metres (the classic model's
+  /// constant figure).
   public var reportedSigma: Double
+  /// The one-sigma per-axis error reported with each fix, metres: the noise's own figure,
+  /// plus what the receiver notices of a multipath jump.
+  public var sigmas: [Double]
+  /// Stretches without a fix, metres along the route: the explicit dropouts and the tunnels.
+  public var dropouts: [ClosedRange<Double>]
 
   /// The drive as NMEA 0183 sentences (RMC, GGA, GSA and GST per epoch), CR LF terminated.
   public func nmea(talker: String = "GP", header: [String] = []) -> String {
+    nmea(talker: talker, sentences: NMEAWriter.Sentence.classic, header: header)
+  }
+
+  /// The drive as NMEA 0183 sentences of the chosen types, in a receiver's usual order.
+  public func nmea(talker: String, sentences: [NMEAWriter.Sentence], header: [String]) -> String {
     var out = ""
     for h in header { out += "# \(h)\n" }
-    for fix in fixes { out += NMEAWriter.epoch(fix, talker: talker, sigma: reportedSigma) }
+    for (i, fix) in fixes.enumerated() {
+      out += NMEAWriter.epoch(fix, talker: talker, sigma: sigmas[i], sentences: sentences)
+    }
     return out
+  }
+
+  /// The drive as a `gpspipe -w` capture of gpsd 3.22: VERSION, DEVICES and WATCH, then a TPV
+  /// (and with `sky`, a SKY) per epoch.
+  public func gpsdJSON(sky: Bool = true, device: String = "/dev/ttyACM0") -> String {
+    GPSDJSONWriter.capture(self, sky: sky, device: device)
+  }
+}
+
+/// How a stretch is travelled: the speeds and limits of the kinematic model.
+struct Kinematics {
+  var cruise: Double
+  var acceleration: Double
+  var braking: Double
+  /// Speed through a change of direction of the given angle, m/s.
+  var turnSpeed: (Double) -> Double
+  /// How far ahead turns matter, metres.
+  var lookahead: Double
+
+  /// The classic model: each mode's speed, 20 km/h through any turn over 30°.
+  static func classic(_ mode: TransportType, speed: Double?) -> Kinematics {
+    let cruise = speed ?? DriveSimulator.defaultSpeed(mode)
+    let turn = min(cruise, mode == .automobile ? 5.5 : cruise * 0.6)
+    return Kinematics(
+      cruise: cruise, acceleration: mode == .automobile ? 1.5 : 0.8,
+      braking: mode == .automobile ? 2.0 : 1.0,
+      turnSpeed: { $0 > 30 ? turn : cruise }, lookahead: 0)
+  }
+
+  /// The detailed model, turn speeds by angle: the chosen profile on steps travelled the
+  /// route's main way (`main`), each other step on its own mode's profile.
+  static func detailed(_ mode: TransportType, main: TransportType, options: DriveOptions)
+    -> Kinematics
+  {
+    guard let chosen = options.profile else { return classic(mode, speed: options.speed) }
+    if mode == .transit && main != .transit {
+      // A ferry or a train: steady, slow to start and stop, no turn slowing.
+      let cruise = 6.0
+      return Kinematics(
+        cruise: cruise, acceleration: 0.3, braking: 0.5, turnSpeed: { _ in cruise }, lookahead: 0)
+    }
+    let fits = mode == main
+    let profile = fits ? chosen : SpeedProfile.forMode(mode)
+    let cruise = fits ? (options.speed ?? profile.cruise) : profile.cruise
+    let accel = fits ? (options.acceleration ?? profile.acceleration) : profile.acceleration
+    let brake = fits ? (options.braking ?? profile.braking) : profile.braking
+    return Kinematics(
+      cruise: cruise, acceleration: accel, braking: brake,
+      turnSpeed: { min(cruise, profile.turnSpeed(angle: $0)) },
+      lookahead: cruise * cruise / (2 * brake) + 30)
   }
 }
 
 /// Drives a route and reports what a receiver would: realistic speeds (slowing for turns),
 /// correlated position noise, dropouts and detours. Deterministic for a given seed.
 public enum DriveSimulator {
-  public static func drive(_ route: Route, options: DriveOptions = DriveOptions()) -> SimulatedDrive {
+  /// Drives `route` with `options`; the same route, options and seed give the same drive.
+  public static func drive(_ route: Route, options: DriveOptions = DriveOptions()) -> SimulatedDrive
+  {
     let path = Path(route: route)
     var rng = RandomSource(seed: options.seed)
     let dt = 1 / min(10, max(1, options.hz))
@@ -95,14 +111,22 @@ public enum DriveSimulator {
     var s = 0.0
     var v = 0.0
     var pendingStops = options.stops.sorted { $0.at < $1.at }
+    let dropouts = options.dropouts + (options.tunnels ? tunnelStretches(route, path: path) : [])
 
     func record(_ pos: Coordinate, along: Double, offset: Double, speed: Double, course: Double) {
-      let dark = options.dropouts.contains { $0.contains(along) } && offset == 0
+      let dark = dropouts.contains { $0.contains(along) } && offset == 0
       truth.append(
         TruthSample(
           time: t, position: pos, distanceAlong: along, offset: offset, speed: speed,
           course: course, hasFix: !dark))
       t += dt
+    }
+    func stand(_ seconds: Double) {
+      var w = 0.0
+      while w < seconds {
+        record(path.point(at: s), along: s, offset: 0, speed: 0, course: path.bearing(at: s))
+        w += dt
+      }
     }
 
     // Settle at the start.
@@ -120,16 +144,14 @@ public enum DriveSimulator {
       if here != mode {
         mode = here
         v = 0
-        var w = 0.0
-        while w < 15 {
-          record(path.point(at: s), along: s, offset: 0, speed: 0, course: path.bearing(at: s))
-          w += dt
-        }
+        stand(15)
       }
-      let cruise = options.speed ?? defaultSpeed(mode)
-      let turnSpeed = min(cruise, mode == .automobile ? 5.5 : cruise * 0.6)
-      let accel = mode == .automobile ? 1.5 : 0.8
-      let brake = mode == .automobile ? 2.0 : 1.0
+      let kin =
+        options.detailed
+        ? Kinematics.detailed(mode, main: route.transportType, options: options)
+        : Kinematics.classic(mode, speed: options.speed)
+      let cruise = kin.cruise
+      let brake = kin.braking
       if let d = deviation, s >= d.at {
         deviation = nil
         detour(d, path: path, speed: max(v, cruise * 0.7), dt: dt, record: record)
@@ -138,24 +160,30 @@ public enum DriveSimulator {
       }
       if let stop = pendingStops.first, s >= stop.at {
         pendingStops.removeFirst()
-        var w = 0.0
         v = 0
-        while w < stop.duration {
-          record(path.point(at: s), along: s, offset: 0, speed: 0, course: path.bearing(at: s))
-          w += dt
-        }
+        stand(stop.duration)
       }
-      // Speed limit from the next sharp turn and the end of the route.
+      // Speed limit from the turns ahead and the end of the route.
       var limit = cruise
       if let turn = path.nextTurn(after: s) {
-        let vt = turn.angle > 30 ? turnSpeed : cruise
+        let vt = kin.turnSpeed(turn.angle)
         limit = min(limit, sqrt(vt * vt + 2 * brake * max(0, turn.at - s)))
+      }
+      if kin.lookahead > 0 {
+        for turn in path.turns(after: s, within: kin.lookahead) {
+          let vt = kin.turnSpeed(turn.angle)
+          limit = min(limit, sqrt(vt * vt + 2 * brake * max(0, turn.at - s)))
+        }
       }
       limit = min(limit, sqrt(1 + 2 * brake * max(0, path.length - s)))
       if let stop = pendingStops.first {
         limit = min(limit, sqrt(2 * brake * max(0, stop.at - s)) + 0.5)
       }
-      if v < limit { v = min(limit, v + accel * dt) } else { v = max(limit, v - brake * dt) }
+      if v < limit {
+        v = min(limit, v + kin.acceleration * dt)
+      } else {
+        v = max(limit, v - brake * dt)
+      }
       s = min(path.length, s + v * dt)
       record(path.point(at: s), along: s, offset: 0, speed: v, course: path.bearing(at: s))
     }
@@ -168,9 +196,11 @@ public enum DriveSimulator {
         k += dt
       }
     }
+    let classicSigma = max(0.5, options.noise / 2.0.squareRoot())
+    let (fixes, sigmas) = ReceiverModel.fixes(truth, options: options, rng: &rng)
     return SimulatedDrive(
-      truth: truth, fixes: receiver(truth, options: options, rng: &rng),
-      reportedSigma: max(0.5, options.noise / 2.0.squareRoot()))
+      truth: truth, fixes: fixes, reportedSigma: classicSigma, sigmas: sigmas,
+      dropouts: dropouts)
   }
 
   static func defaultSpeed(_ mode: TransportType) -> Double {
@@ -179,6 +209,23 @@ public enum DriveSimulator {
     case .cycling: 5
     case .walking: 1.4
     }
+  }
+
+  /// Whether a step notice says the step runs through a tunnel.
+  public static func mentionsTunnel(_ notice: String?) -> Bool {
+    guard let n = notice?.lowercased() else { return false }
+    return n.contains("tunnel") || n.contains("터널")
+  }
+
+  /// The stretches of `route` (metres along it) whose step notice mentions a tunnel.
+  static func tunnelStretches(_ route: Route, path: Path) -> [ClosedRange<Double>] {
+    var out: [ClosedRange<Double>] = []
+    for (i, step) in route.steps.enumerated() where i > 0 && mentionsTunnel(step.notice) {
+      let from = path.stepEnds[i - 1].at
+      let to = path.stepEnds[i].at
+      if to > from { out.append(from...to) }
+    }
+    return out
   }
 
   private static func detour(
@@ -200,52 +247,6 @@ public enum DriveSimulator {
       let p = start.destination(distance: x, bearing: heading)
       record(p, d.at, path.offset(of: p, near: d.at), speed, back)
     }
-  }
-
-  /// What the receiver reports: the truth plus correlated noise, no position in dropouts.
-  private static func receiver(_ truth: [TruthSample], options: DriveOptions, rng: inout RandomSource)
-    -> [Fix]
-  {
-    let sigma = options.noise / 2.0.squareRoot()
-    var ex = 0.0
-    var ey = 0.0
-    var first = true
-    var previous: TruthSample?
-    var fixes: [Fix] = []
-    fixes.reserveCapacity(truth.count)
-    for sample in truth {
-      let dt = previous.map { sample.time - $0.time } ?? 1
-      previous = sample
-      let rho = exp(-dt / options.noiseCorrelation)
-      if first {
-        ex = sigma * rng.gaussian()
-        ey = sigma * rng.gaussian()
-        first = false
-      } else {
-        let q = sigma * (1 - rho * rho).squareRoot()
-        ex = rho * ex + q * rng.gaussian()
-        ey = rho * ey + q * rng.gaussian()
-      }
-      guard sample.hasFix else {
-        fixes.append(.noFix(time: sample.time))
-        continue
-      }
-      var p = sample.position
-      if sigma > 0 {
-        p = p.destination(distance: ey, bearing: 0).destination(distance: ex, bearing: 90)
-      }
-      let speedNoise = options.noise > 0 ? 0.1 * rng.gaussian() : 0
-      let v = max(0, sample.speed + speedNoise)
-      // Course is noisy at walking pace and meaningless when standing.
-      let courseNoise = options.noise > 0 ? rng.gaussian() * (v < 2 ? 25 : 3) : 0
-      fixes.append(
-        Fix(
-          time: sample.time, coordinate: p, speed: v,
-          course: normalizedBearing(sample.course + courseNoise),
-          horizontalAccuracy: max(0.7, options.noise), hdop: 0.9, altitude: 450, satellites: 9,
-          quality: .gps))
-    }
-    return fixes
   }
 }
 
@@ -306,7 +307,8 @@ struct Path {
     let i = index(at: s)
     let len = cumulative[i + 1] - cumulative[i]
     guard len > 0 else { return points[i] }
-    return points[i].interpolated(to: points[i + 1], fraction: min(1, max(0, (s - cumulative[i]) / len)))
+    return points[i].interpolated(
+      to: points[i + 1], fraction: min(1, max(0, (s - cumulative[i]) / len)))
   }
 
   func bearing(at s: Double) -> Double {
@@ -323,6 +325,19 @@ struct Path {
       if turns[mid].at <= s { lo = mid + 1 } else { hi = mid }
     }
     return lo < turns.count ? turns[lo] : nil
+  }
+
+  /// The turns between `s` and `s + distance` metres along the route.
+  func turns(after s: Double, within distance: Double) -> ArraySlice<(at: Double, angle: Double)> {
+    var lo = 0
+    var hi = turns.count
+    while lo < hi {
+      let mid = (lo + hi) / 2
+      if turns[mid].at <= s { lo = mid + 1 } else { hi = mid }
+    }
+    var end = lo
+    while end < turns.count && turns[end].at <= s + distance { end += 1 }
+    return turns[lo..<end]
   }
 
   /// Distance from `p` to the route within 1 km of `near` (metres along the route).

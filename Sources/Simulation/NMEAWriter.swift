@@ -2,9 +2,43 @@ import Geodesy
 
 /// Writes fixes as NMEA 0183 sentences the way a typical receiver does.
 public enum NMEAWriter {
+  /// A sentence type the writer can produce.
+  public enum Sentence: String, Sendable, CaseIterable {
+    case rmc = "RMC"
+    case gga = "GGA"
+    case gsa = "GSA"
+    case gsv = "GSV"
+    case gst = "GST"
+    case vtg = "VTG"
+
+    /// What the classic simulator wrote: RMC, GGA, GSA and GST.
+    public static let classic: [Sentence] = [.rmc, .gga, .gsa, .gst]
+    /// Every type, in the order receivers send them.
+    public static let all: [Sentence] = [.rmc, .vtg, .gga, .gsa, .gsv, .gst]
+
+    /// Parses a comma-separated list ("RMC,GGA,GST"); `nil` names an unknown type.
+    public static func list(_ text: String) -> [Sentence]? {
+      var chosen = Set<Sentence>()
+      for part in text.split(separator: ",") {
+        guard let s = Sentence(rawValue: part.uppercased()) else { return nil }
+        chosen.insert(s)
+      }
+      return all.filter { chosen.contains($0) }
+    }
+  }
+
   /// RMC, GGA, GSA and GST for one epoch. A fix without position gives RMC status V, GGA
   /// quality 0 and GSA mode 1, with empty position fields.
   public static func epoch(_ fix: Fix, talker: String = "GP", sigma: Double) -> String {
+    epoch(fix, talker: talker, sigma: sigma, sentences: Sentence.classic)
+  }
+
+  /// The chosen sentences for one epoch, in the order of `Sentence.all`.
+  ///
+  /// - Parameter sigma: the one-sigma per-axis position error GST reports, metres.
+  public static func epoch(_ fix: Fix, talker: String, sigma: Double, sentences: [Sentence])
+    -> String
+  {
     let days = Int((fix.time / 86_400).rounded(.down))
     let (y, mo, d) = UTCTime.civil(days: days)
     let tod = fix.time - Double(days) * 86_400
@@ -16,22 +50,59 @@ public enum NMEAWriter {
     let time = "\(pad(hh, 2))\(pad(mm, 2))\(pad(ss, 2)).\(pad(cc, 2))"
     let date = "\(pad(d, 2))\(pad(mo, 2))\(pad(y % 100, 2))"
     var out = ""
-    if let c = fix.coordinate {
-      let lat = latitude(c.latitude)
-      let lon = longitude(c.longitude)
-      let knots = fixed((fix.speed ?? 0) / 0.514444, 2)
-      let course = fix.course.map { fixed($0, 1) } ?? ""
-      out += frame("\(talker)RMC,\(time),A,\(lat),\(lon),\(knots),\(course),\(date),,,A")
-      out += frame(
-        "\(talker)GGA,\(time),\(lat),\(lon),1,\(pad(fix.satellites ?? 8, 2)),"
-          + "\(fixed(fix.hdop ?? 1, 1)),\(fixed(fix.altitude ?? 0, 1)),M,47.0,M,,")
-      out += frame("\(talker)GSA,A,3,02,05,07,09,13,16,20,26,30,,,,1.8,\(fixed(fix.hdop ?? 1, 1)),1.5")
-      let sd = fixed(sigma, 1)
-      out += frame("\(talker)GST,\(time),\(fixed(sigma * 1.4, 1)),\(sd),\(sd),0.0,\(sd),\(sd),\(fixed(sigma * 1.5, 1))")
-    } else {
-      out += frame("\(talker)RMC,\(time),V,,,,,,,\(date),,,N")
-      out += frame("\(talker)GGA,\(time),,,,,0,00,99.9,,M,,M,,")
-      out += frame("\(talker)GSA,A,1,,,,,,,,,,,,,99.9,99.9,99.9")
+    let sky = fix.coordinate == nil ? [] : SatelliteSky.view(at: fix.time)
+    for sentence in sentences {
+      if let c = fix.coordinate {
+        let lat = latitude(c.latitude)
+        let lon = longitude(c.longitude)
+        let course = fix.course.map { fixed($0, 1) } ?? ""
+        switch sentence {
+        case .rmc:
+          let knots = fixed((fix.speed ?? 0) / 0.514444, 2)
+          out += frame("\(talker)RMC,\(time),A,\(lat),\(lon),\(knots),\(course),\(date),,,A")
+        case .vtg:
+          let knots = fixed((fix.speed ?? 0) / 0.514444, 2)
+          let kmh = fixed((fix.speed ?? 0) * 3.6, 2)
+          out += frame("\(talker)VTG,\(course),T,,M,\(knots),N,\(kmh),K,A")
+        case .gga:
+          out += frame(
+            "\(talker)GGA,\(time),\(lat),\(lon),1,\(pad(fix.satellites ?? 8, 2)),"
+              + "\(fixed(fix.hdop ?? 1, 1)),\(fixed(fix.altitude ?? 0, 1)),M,47.0,M,,")
+        case .gsa:
+          out += frame(
+            "\(talker)GSA,A,3,02,05,07,09,13,16,20,26,30,,,,1.8,\(fixed(fix.hdop ?? 1, 1)),1.5")
+        case .gsv:
+          out += gsv(sky, talker: talker)
+        case .gst:
+          let sd = fixed(sigma, 1)
+          out += frame(
+            "\(talker)GST,\(time),\(fixed(sigma * 1.4, 1)),\(sd),\(sd),0.0,\(sd),\(sd),"
+              + "\(fixed(sigma * 1.5, 1))")
+        }
+      } else {
+        switch sentence {
+        case .rmc: out += frame("\(talker)RMC,\(time),V,,,,,,,\(date),,,N")
+        case .vtg: out += frame("\(talker)VTG,,T,,M,,N,,K,N")
+        case .gga: out += frame("\(talker)GGA,\(time),,,,,0,00,99.9,,M,,M,,")
+        case .gsa: out += frame("\(talker)GSA,A,1,,,,,,,,,,,,,99.9,99.9,99.9")
+        case .gsv: out += frame("\(talker)GSV,1,1,00")
+        case .gst: break
+        }
+      }
+    }
+    return out
+  }
+
+  /// GSV sentences, four satellites each.
+  static func gsv(_ sky: [SatelliteSky.Satellite], talker: String) -> String {
+    let total = max(1, (sky.count + 3) / 4)
+    var out = ""
+    for n in 0..<total {
+      var body = "\(talker)GSV,\(total),\(n + 1),\(pad(sky.count, 2))"
+      for s in sky.dropFirst(4 * n).prefix(4) {
+        body += ",\(pad(s.prn, 2)),\(pad(s.elevation, 2)),\(pad(s.azimuth, 3)),\(pad(s.snr, 2))"
+      }
+      out += frame(body)
     }
     return out
   }
@@ -65,7 +136,9 @@ public enum NMEAWriter {
     return "\(pad(micro / 1_000_000, 2)).\(pad(micro % 1_000_000, 6))"
   }
 
-  static func fixed(_ v: Double, _ decimals: Int) -> String {
+  /// `v` with exactly `decimals` decimals, rounded half away from zero (no locale, no
+  /// exponent).
+  public static func fixed(_ v: Double, _ decimals: Int) -> String {
     var scale = 1.0
     for _ in 0..<decimals { scale *= 10 }
     let n = Int((abs(v) * scale).rounded())

@@ -1,4 +1,4 @@
-import Geodesy
+public import Geodesy
 public import Guidance
 import JSON
 import NMEA
@@ -20,6 +20,9 @@ public struct Scenario: Sendable {
   public var language = Language.en
   public var units = UnitSystem.metric
   public var recipe: DriveOptions?
+  /// NMEA talker and sentence types of the simulated track (recipe keys `talker`, `sentences`).
+  public var talker = "GP"
+  public var sentences = NMEAWriter.Sentence.classic
   public var description = ""
 
   public var routePath: String { directory + "/route.json" }
@@ -35,21 +38,51 @@ public struct Scenario: Sendable {
       throw UsageError("\(directory)/scenario.json: expected a JSON object")
     }
     if let v = o["locale"]?.stringValue {
-      guard let l = Language(rawValue: v) else { throw UsageError("\(directory): unknown locale \(v)") }
+      guard let l = Language(rawValue: v) else {
+        throw UsageError("\(directory): unknown locale \(v)")
+      }
       language = l
     }
     if let v = o["units"]?.stringValue {
-      guard let u = UnitSystem(rawValue: v) else { throw UsageError("\(directory): unknown units \(v)") }
+      guard let u = UnitSystem(rawValue: v) else {
+        throw UsageError("\(directory): unknown units \(v)")
+      }
       units = u
     }
     routeIndex = Int(o["routeIndex"]?.doubleValue ?? 0)
     description = o["description"]?.stringValue ?? ""
-    if let r = o["simulate"]?.objectValue { recipe = try Self.recipe(r, directory) }
+    if let r = o["simulate"]?.objectValue {
+      recipe = try Self.recipe(r, directory)
+      if let t = r["talker"]?.stringValue {
+        guard t.utf8.count == 2, t.utf8.allSatisfy({ $0 >= 65 && $0 <= 90 }) else {
+          throw UsageError("\(directory): talker must be two capital letters")
+        }
+        talker = t
+      }
+      if let list = r["sentences"]?.arrayValue {
+        let names = list.compactMap(\.stringValue).joined(separator: ",")
+        guard let chosen = NMEAWriter.Sentence.list(names), !chosen.isEmpty else {
+          throw UsageError("\(directory): unknown sentence in \(names)")
+        }
+        sentences = chosen
+      }
+    }
   }
 
   static func recipe(_ r: JSONObject, _ dir: String) throws -> DriveOptions {
     var o = DriveOptions()
     if let v = r["speedKmh"]?.doubleValue { o.speed = v / 3.6 }
+    if let v = r["profile"]?.stringValue {
+      guard let p = SpeedProfile(rawValue: v) else {
+        throw UsageError("\(dir): unknown profile \(v)")
+      }
+      o.profile = p
+    }
+    if let v = r["accel"]?.doubleValue { o.acceleration = v }
+    if let v = r["brake"]?.doubleValue { o.braking = v }
+    if let v = r["multipath"]?.doubleValue { o.multipath = v }
+    if let v = r["tunnels"]?.boolValue { o.tunnels = v }
+    if let v = r["dwell"]?.doubleValue { o.dwell = v }
     if let v = r["hz"]?.doubleValue { o.hz = v }
     if let v = r["noise"]?.doubleValue { o.noise = v }
     if let v = r["seed"]?.doubleValue { o.seed = UInt64(v) }
@@ -66,7 +99,7 @@ public struct Scenario: Sendable {
     for s in r["stops"]?.arrayValue ?? [] {
       guard let a = s.arrayValue, a.count == 2, let at = a[0].doubleValue, let d = a[1].doubleValue
       else { throw UsageError("\(dir): stops are [at, seconds] pairs") }
-      o.stops.append((at, d))
+      o.stops.append(Stop(at: at, duration: d))
     }
     if let d = r["deviation"]?.objectValue {
       o.deviation = Deviation(
@@ -83,19 +116,33 @@ public struct Scenario: Sendable {
       phrasing: Phrasebook(language: language, units: units))
   }
 
+  /// The fixes of the committed track.
+  public func trackFixes() throws -> [Fix] {
+    var reader = NMEAReader()
+    let bytes = try readWholeFile(trackPath)
+    return reader.feed(bytes) + reader.finish()
+  }
+
+  /// Replays the track through the pure pipeline and returns every event, `PROGRESS` included.
+  public func events() throws -> [NavigationEvent] {
+    var s = try session()
+    var events: [NavigationEvent] = []
+    for fix in try trackFixes() { events += s.ingest(fix) }
+    return events
+  }
+
   /// Replays the track through the pure pipeline and returns the transcript lines.
   public func transcript() throws -> [String] {
-    var s = try session()
-    var reader = NMEAReader()
-    var lines: [String] = []
-    let bytes = try readWholeFile(trackPath)
-    for fix in reader.feed(bytes) + reader.finish() {
-      for e in s.ingest(fix) {
-        if case .progress = e.kind { continue }
-        lines.append(EventEncoder.line(e))
-      }
+    try events().compactMap { e in
+      if case .progress = e.kind { return nil }
+      return EventEncoder.line(e)
     }
-    return lines
+  }
+
+  /// The simulator's drive for the recipe (the truth behind the track), or `nil` without one.
+  public func simulatedDrive() throws -> SimulatedDrive? {
+    guard let recipe else { return nil }
+    return DriveSimulator.drive(try document.route(at: routeIndex), options: recipe)
   }
 
   /// The expected transcript, or `nil` when the file does not exist yet.
@@ -112,7 +159,7 @@ public struct Scenario: Sendable {
     var header = ["Name: \(directory.split(separator: "/").last.map(String.init) ?? directory)"]
     if !description.isEmpty { header.append("Description: \(description)") }
     header.append("Source: stepwise simulate (recipe in scenario.json)")
-    return drive.nmea(header: header)
+    return drive.nmea(talker: talker, sentences: sentences, header: header)
   }
 }
 
@@ -123,7 +170,8 @@ public func transcriptDiff(expected: [String], actual: [String]) -> String {
   var lcs = [[Int]](repeating: [Int](repeating: 0, count: m + 1), count: n + 1)
   for i in stride(from: n - 1, through: 0, by: -1) {
     for j in stride(from: m - 1, through: 0, by: -1) {
-      lcs[i][j] = expected[i] == actual[j] ? lcs[i + 1][j + 1] + 1 : max(lcs[i + 1][j], lcs[i][j + 1])
+      lcs[i][j] =
+        expected[i] == actual[j] ? lcs[i + 1][j + 1] + 1 : max(lcs[i + 1][j], lcs[i][j + 1])
     }
   }
   var out: [String] = ["--- expected", "+++ actual"]
@@ -136,11 +184,17 @@ public func transcriptDiff(expected: [String], actual: [String]) -> String {
       i += 1
       j += 1
     } else if j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j]) {
-      if let c = context { out.append(c); context = nil }
+      if let c = context {
+        out.append(c)
+        context = nil
+      }
       out.append("+ " + actual[j])
       j += 1
     } else {
-      if let c = context { out.append(c); context = nil }
+      if let c = context {
+        out.append(c)
+        context = nil
+      }
       out.append("- " + expected[i])
       i += 1
     }

@@ -194,11 +194,13 @@ struct GuidanceProperties {
     #expect(lost < back)
     #expect(events.filter { $0.kind == .gps(.lost) }.count == 1)
     #expect(GuidanceProperties.offRouteCount(events) == 0)
-    // No progress events while lost, and no maneuver prompt either.
+    // No progress events while lost; prompts only from dead reckoning, for the maneuver ahead,
+    // and still before the vehicle reaches it.
     for e in events[lost..<back] {
       #expect(e.progressValue == nil)
-      if let a = e.announcement { #expect(a.kind == .gps) }
+      if let a = e.announcement { #expect([.gps, .prepare, .approach, .now].contains(a.kind)) }
     }
+    try GuidanceProperties.checkPromptsBeforeManeuvers(Self.townRoute, drive, events)
     #expect(events.contains { if case .arrived = $0.kind { return true }; return false })
   }
 

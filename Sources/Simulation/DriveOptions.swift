@@ -1,0 +1,148 @@
+public import Routes
+
+/// A detour from the route: leave at `at` metres along the route, turning `angle` degrees from
+/// the route's direction (positive right), drive `length` metres away, and when `rejoin`, come
+/// back the same way and go on along the route.
+public struct Deviation: Sendable, Equatable {
+  public var at: Double
+  public var angle: Double
+  public var length: Double
+  public var rejoin: Bool
+
+  public init(at: Double, angle: Double = 60, length: Double = 200, rejoin: Bool = true) {
+    self.at = at
+    self.angle = angle
+    self.length = length
+    self.rejoin = rejoin
+  }
+}
+
+/// How a kind of traveller moves: cruising speed, acceleration, braking and how much each
+/// change of direction slows it down.
+public enum SpeedProfile: String, Sendable, CaseIterable {
+  /// Driving in town: 50 km/h, gentle acceleration, about 20 km/h through a right-angle turn.
+  case town
+  /// Motorways and ramps: 110 km/h, ramps and bends taken at the speed their angle allows.
+  case highway
+  /// Cycling at 18 km/h.
+  case cycling
+  /// Walking at 5 km/h.
+  case walking
+
+  /// The profile that fits a step travelled by `mode`.
+  public static func forMode(_ mode: TransportType) -> SpeedProfile {
+    switch mode {
+    case .automobile, .transit: .town
+    case .cycling: .cycling
+    case .walking: .walking
+    }
+  }
+
+  /// Cruising speed, metres per second.
+  public var cruise: Double {
+    switch self {
+    case .town: 50 / 3.6
+    case .highway: 110 / 3.6
+    case .cycling: 18 / 3.6
+    case .walking: 5 / 3.6
+    }
+  }
+
+  /// Acceleration, metres per second squared.
+  public var acceleration: Double {
+    switch self {
+    case .town: 1.5
+    case .highway: 1.2
+    case .cycling: 0.6
+    case .walking: 0.5
+    }
+  }
+
+  /// Comfortable braking, metres per second squared.
+  public var braking: Double {
+    switch self {
+    case .town, .highway: 2.0
+    case .cycling: 1.2
+    case .walking: 0.8
+    }
+  }
+
+  /// The speed at which a change of direction of `angle` degrees is taken, metres per second.
+  ///
+  /// Vehicles: 70 km/h through a 30° bend, 45 km/h at 45°, 20 km/h at a right angle, 8 km/h
+  /// for a U-turn (interpolated in between). Cyclists and walkers slow down much less.
+  public func turnSpeed(angle: Double) -> Double {
+    let table: [(Double, Double)]
+    switch self {
+    case .town, .highway:
+      table = [(0, 200), (20, 200), (30, 19.4), (45, 12.5), (90, 5.5), (135, 3.3), (180, 2.2)]
+    case .cycling:
+      table = [(0, 20), (30, 20), (45, 4.5), (90, 3), (180, 1.5)]
+    case .walking:
+      table = [(0, 5), (90, 1.2), (180, 1)]
+    }
+    var v = table[table.count - 1].1
+    for i in 1..<table.count where angle <= table[i].0 {
+      let (a0, v0) = table[i - 1]
+      let (a1, v1) = table[i]
+      v = v0 + (v1 - v0) * (angle - a0) / (a1 - a0)
+      break
+    }
+    return min(cruise, v)
+  }
+}
+
+/// A stop on the way (traffic lights, a queue): metres along the route and seconds standing.
+public struct Stop: Sendable, Equatable {
+  public var at: Double
+  public var duration: Double
+
+  public init(at: Double, duration: Double) {
+    self.at = at
+    self.duration = duration
+  }
+}
+
+/// Settings of a simulated drive.
+///
+/// The defaults reproduce the classic simulator that made scenarios 001–010: every step at its
+/// own mode's speed, plain turn slowing, and a receiver whose only flaw is correlated noise.
+/// `profile` turns on the detailed kinematics and receiver (turn speeds by angle, standing
+/// jitter, course noise that grows as the speed falls).
+public struct DriveOptions: Sendable, Equatable {
+  /// Cruising speed in m/s; `nil` uses the profile's, or the route's mode (50 km/h driving,
+  /// 18 km/h cycling, 5 km/h walking).
+  public var speed: Double?
+  /// Speed profile; `nil` is the classic model (by transport type).
+  public var profile: SpeedProfile?
+  /// Acceleration and braking limits in m/s²; `nil` takes them from the profile or mode.
+  public var acceleration: Double?
+  public var braking: Double?
+  /// Fixes per second, 1 … 10.
+  public var hz: Double = 1
+  /// Root-mean-square horizontal position error in metres, as a slowly varying random walk.
+  public var noise: Double = 0
+  /// Correlation time of the position error, seconds.
+  public var noiseCorrelation: Double = 20
+  /// Size of multipath jumps in metres (0: none). Jumps come about once a minute and last
+  /// 2–8 seconds.
+  public var multipath: Double = 0
+  public var seed: UInt64 = 1
+  /// Time of the first epoch, seconds since the Unix epoch (default 2024-05-01T08:00:00Z).
+  public var start: Double = 1_714_550_400
+  /// Stretches without a fix (a tunnel), metres along the route.
+  public var dropouts: [ClosedRange<Double>] = []
+  /// Whether steps whose notice mentions a tunnel ("Tunnel", "터널") lose the fix too.
+  public var tunnels = true
+  public var deviation: Deviation?
+  /// Seconds standing at the start before moving, and at the end after arriving.
+  public var settle: Double = 5
+  public var dwell: Double = 5
+  /// Stops along the way.
+  public var stops: [Stop] = []
+
+  public init() {}
+
+  /// Whether the detailed model is on (a profile was chosen).
+  public var detailed: Bool { profile != nil }
+}

@@ -1,0 +1,113 @@
+import Geodesy
+
+import func Glibc.cos
+import func Glibc.exp
+import func Glibc.sin
+
+/// What a GNSS receiver makes of the truth: correlated position error, multipath jumps, noisy
+/// speed and course, and no position where it has no sky.
+enum ReceiverModel {
+  /// The fixes for `truth`, and the one-sigma per-axis error reported with each, metres.
+  ///
+  /// The position error is a first-order Gauss–Markov process per axis (a random walk pulled
+  /// back towards zero with the correlation time), so neighbouring fixes err the same way as
+  /// real ones do. Multipath draws from its own random stream, so turning it on leaves the rest
+  /// of a seeded drive unchanged.
+  static func fixes(_ truth: [TruthSample], options: DriveOptions, rng: inout RandomSource)
+    -> (fixes: [Fix], sigmas: [Double])
+  {
+    let sigma = options.noise / 2.0.squareRoot()
+    let classicSigma = max(0.5, sigma)
+    var multipathRNG = RandomSource(seed: options.seed ^ 0x6D75_6C74_6970_6174)
+    var jumpLeft = 0.0
+    var jump = (east: 0.0, north: 0.0)
+    var ex = 0.0
+    var ey = 0.0
+    var first = true
+    var previous: TruthSample?
+    var fixes: [Fix] = []
+    var sigmas: [Double] = []
+    fixes.reserveCapacity(truth.count)
+    sigmas.reserveCapacity(truth.count)
+    for sample in truth {
+      let dt = previous.map { sample.time - $0.time } ?? 1
+      previous = sample
+      let rho = exp(-dt / options.noiseCorrelation)
+      if first {
+        ex = sigma * rng.gaussian()
+        ey = sigma * rng.gaussian()
+        first = false
+      } else {
+        let q = sigma * (1 - rho * rho).squareRoot()
+        ex = rho * ex + q * rng.gaussian()
+        ey = rho * ey + q * rng.gaussian()
+      }
+      // Multipath: about one jump a minute, 2–8 s long, half to the full size.
+      if options.multipath > 0 {
+        if jumpLeft > 0 {
+          jumpLeft -= dt
+        } else if multipathRNG.uniform() < dt / 60 {
+          jumpLeft = 2 + 6 * multipathRNG.uniform()
+          let size = options.multipath * (0.5 + 0.5 * multipathRNG.uniform())
+          let direction = 360 * multipathRNG.uniform()
+          jump = (size * sinDegrees(direction), size * cosDegrees(direction))
+        }
+        if jumpLeft <= 0 { jump = (0, 0) }
+      }
+      guard sample.hasFix else {
+        fixes.append(.noFix(time: sample.time))
+        sigmas.append(classicSigma)
+        continue
+      }
+      var p = sample.position
+      if sigma > 0 {
+        p = p.destination(distance: ey, bearing: 0).destination(distance: ex, bearing: 90)
+      }
+      let jumpSize = (jump.east * jump.east + jump.north * jump.north).squareRoot()
+      if jumpSize > 0 {
+        p = p.destination(distance: jump.north, bearing: 0).destination(
+          distance: jump.east, bearing: 90)
+      }
+      // The receiver notices about half of a multipath jump in its residuals.
+      let reported = (classicSigma * classicSigma + jumpSize * jumpSize / 8).squareRoot()
+      let speed: Double
+      let course: Double
+      if options.detailed {
+        (speed, course) = detailedMotion(sample, noisy: options.noise > 0, rng: &rng)
+      } else {
+        let speedNoise = options.noise > 0 ? 0.1 * rng.gaussian() : 0
+        speed = max(0, sample.speed + speedNoise)
+        // Course is noisy at walking pace and meaningless when standing.
+        let courseNoise = options.noise > 0 ? rng.gaussian() * (speed < 2 ? 25 : 3) : 0
+        course = normalizedBearing(sample.course + courseNoise)
+      }
+      fixes.append(
+        Fix(
+          time: sample.time, coordinate: p, speed: speed, course: course,
+          horizontalAccuracy: jumpSize > 0
+            ? max(0.7, options.noise, reported * 2.0.squareRoot()) : max(0.7, options.noise),
+          hdop: 0.9, altitude: 450, satellites: 9, quality: .gps))
+      sigmas.append(jumpSize > 0 ? reported : classicSigma)
+    }
+    return (fixes, sigmas)
+  }
+
+  /// Speed and course as a receiver reports them: standing still, the speed jitters a little
+  /// above zero and the course spins at random; moving, the course error shrinks with speed
+  /// (about 20° at walking pace, 4° at 50 km/h).
+  private static func detailedMotion(
+    _ sample: TruthSample, noisy: Bool, rng: inout RandomSource
+  ) -> (Double, Double) {
+    guard noisy else { return (sample.speed, sample.course) }
+    if sample.speed == 0 {
+      let creep = abs(0.15 * rng.gaussian())
+      return (creep, 360 * rng.uniform())
+    }
+    let speed = max(0, sample.speed + 0.1 * rng.gaussian())
+    let spread = min(120, 2 + 15 / max(speed, 0.1))
+    return (speed, normalizedBearing(sample.course + spread * rng.gaussian()))
+  }
+}
+
+func sinDegrees(_ d: Double) -> Double { sin(d * .pi / 180) }
+func cosDegrees(_ d: Double) -> Double { cos(d * .pi / 180) }
