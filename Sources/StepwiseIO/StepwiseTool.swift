@@ -14,26 +14,39 @@ public enum StepwiseTool {
       route show ROUTE [--route-index N]   print the step table of one alternative
       route convert ROUTE                  write the native route document on stdout
       route validate ROUTE                 check a route file; silent when it is fine
+      instruction --locale LANG FILE...    the instruction of each osrm-text-instructions
+                                           fixture, one line per file
       simulate ROUTE [OPTIONS]             drive a route and write NMEA on stdout
       scenario run DIR... [--update]       replay scenarios and compare with their transcripts
       scenario make DIR...                 regenerate drive.nmea from the recipe, then
                                            the transcript
+      scenario score DIR... [--markdown]   guidance quality figures per scenario and in total
+      render DIR|TRACK [--route R] --output FILE.svg   draw a run: map and timeline
 
-    common options: --route-format native|valhalla  --locale en|ko  --units metric|imperial
+    common options: --route-format native|valhalla|osrm|graphhopper|gpx|geojson
+                    --locale en|ko  --units metric|imperial
 
     simulate options:
       --route-index N      alternative to drive (default 0)
-      --speed KMH          cruising speed (default from the transport type)
+      --profile P          town|highway|cycling|walking: speeds, acceleration, turn
+                           slowing by angle, standing jitter, speed-dependent course
+                           noise (default: classic model, each step at its mode's speed)
+      --speed KMH          cruising speed (default from the profile or transport type)
+      --accel MPS2 --brake MPS2   acceleration and braking limits
       --hz N               fixes per second, 1…10 (default 1)
       --noise METRES       RMS position error, a correlated random walk (default 0)
+      --multipath METRES   multipath jumps of about this size, about one a minute
       --seed N             random seed (default 1)
       --start ISO8601      time of the first fix (default 2024-05-01T08:00:00Z)
       --dropout FROM:TO    no fix between these distances along the route (repeatable)
+      --no-tunnels         keep the fix on steps whose notice mentions a tunnel
       --deviate-at METRES  leave the route there (with --deviate-angle DEG,
                            --deviate-length METRES, --rejoin)
-      --stop-at METRES --stop-for SECONDS   stand still on the way
-      --settle SECONDS     standing time at the start (default 5)
+      --stop-at METRES[:SECONDS] --stop-for SECONDS   stand still on the way (repeatable)
+      --settle SECONDS     standing time at the start (default 5); --dwell at the end
       --talker XX          NMEA talker (default GP)
+      --sentences LIST     RMC,VTG,GGA,GSA,GSV,GST (default RMC,GGA,GSA,GST)
+      --format F           nmea (default) or gpsd-json (a gpspipe -w capture)
     """
 
   /// Runs `stepwise` with `arguments` (without the program name); returns the exit status.
@@ -51,7 +64,10 @@ public enum StepwiseTool {
       }
       switch command {
       case "routes":
+        if routesAsksDaemon(args) { return runClient("routes", &args) }
         try routes(&args, out)
+      case "watch", "status", "select", "load", "cancel", "speak":
+        return runClient(command, &args)
       case "route":
         switch args.subcommand() {
         case "show": try show(&args, out)
@@ -61,9 +77,13 @@ public enum StepwiseTool {
         case nil: throw UsageError("route needs a command: show, convert or validate")
         }
       case "simulate":
-        try simulate(&args, out)
+        try simulateCommand(&args, out)
       case "scenario":
         return try scenario(&args, out)
+      case "instruction":
+        return try instruction(&args, out)
+      case "render":
+        try renderCommand(&args, out)
       case "help":
         out.line(usage)
       default:
@@ -90,7 +110,7 @@ public enum StepwiseTool {
     }
   }
 
-  private static func loadRoute(_ args: inout Arguments) throws -> (
+  static func loadRoute(_ args: inout Arguments) throws -> (
     RouteDocument, CommonOptions
   ) {
     var common = try CommonOptions.parse(&args)
@@ -100,7 +120,9 @@ public enum StepwiseTool {
     }
     let path = rest.first ?? common.routePath ?? "-"
     common.routePath = path
-    return (try RouteFiles.load(path, format: common.routeFormat), common)
+    return (
+      try RouteFiles.load(path, format: common.routeFormat, language: common.language), common
+    )
   }
 
   /// `stepwise routes`: the alternatives, like the summary rows of the MapKit note's table.
@@ -151,53 +173,14 @@ public enum StepwiseTool {
     out.line(text)
   }
 
-  /// `stepwise simulate`: NMEA for a drive along the route.
-  static func simulate(_ args: inout Arguments, _ out: OutputSink) throws {
-    var o = DriveOptions()
-    if let kmh = try args.number("--speed", in: 0.1...500) { o.speed = kmh / 3.6 }
-    o.hz = try args.number("--hz", in: 1...10) ?? 1
-    o.noise = try args.number("--noise", in: 0...500) ?? 0
-    o.seed = UInt64(try args.integer("--seed") ?? 1)
-    o.settle = try args.number("--settle", in: 0...3600) ?? 5
-    if let start = try args.option("--start") {
-      guard let t = UTCTime.parseISO8601(start) else {
-        throw UsageError("invalid --start '\(start)' (expected YYYY-MM-DDTHH:MM:SSZ)")
-      }
-      o.start = t
-    }
-    while let d = try args.option("--dropout") {
-      let parts = d.split(separator: ":").compactMap { Double($0) }
-      guard parts.count == 2, parts[0] <= parts[1] else {
-        throw UsageError("invalid --dropout '\(d)' (expected FROM:TO in metres)")
-      }
-      o.dropouts.append(parts[0]...parts[1])
-    }
-    if let at = try args.number("--deviate-at", in: 0...1e8) {
-      o.deviation = Deviation(
-        at: at, angle: try args.number("--deviate-angle", in: -180...180) ?? 60,
-        length: try args.number("--deviate-length", in: 1...1e6) ?? 200,
-        rejoin: args.flag("--rejoin"))
-    }
-    if let at = try args.number("--stop-at", in: 0...1e8) {
-      o.stops.append((at, try args.number("--stop-for", in: 0...86_400) ?? 30))
-    }
-    let talker = try args.option("--talker") ?? "GP"
-    guard talker.utf8.count == 2, talker.utf8.allSatisfy({ $0 >= 65 && $0 <= 90 }) else {
-      throw UsageError("invalid --talker '\(talker)' (two capital letters)")
-    }
-    let (doc, common) = try loadRoute(&args)
-    let route = try doc.route(at: common.routeIndex)
-    let drive = DriveSimulator.drive(route, options: o)
-    out.line(drive.nmea(talker: talker, header: ["Name: stepwise simulate", "Route: \(route.name)"]).dropLast(1).description)
-  }
-
   /// `stepwise scenario run|make`: returns 1 when a transcript differs.
   static func scenario(_ args: inout Arguments, _ out: OutputSink) throws -> Int32 {
     let verb = args.subcommand()
+    if verb == "score" { return try scoreCommand(&args, out) }
     let update = args.flag("--update")
     let dirs = try args.positionals()
     guard let verb, verb == "run" || verb == "make" else {
-      throw UsageError("scenario needs a command: run or make")
+      throw UsageError("scenario needs a command: run, make or score")
     }
     guard !dirs.isEmpty else { throw UsageError("scenario \(verb) needs at least one folder") }
     var failures = 0

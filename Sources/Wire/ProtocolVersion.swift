@@ -1,0 +1,39 @@
+public import JSON
+
+/// The version of the subscriber socket protocol (`docs/protocol.md`), sent in every `VERSION`.
+///
+/// A client compares `protoMajor` with the major version it was written for and refuses to go on
+/// when they differ. `protoMinor` only grows: a client written for minor `m` works with any server
+/// whose minor is at least `m`, and ignores members and classes it does not know.
+///
+/// Bump rules, as in chrony's `candm.h` (`PROTO_VERSION_NUMBER` and its history comment):
+/// a new optional member, a new class, a new command or a new error code is a minor bump; removing
+/// or renaming anything, changing a type or a unit, or changing the framing is a major bump, which
+/// resets the minor to 0. Every bump adds a line to the history below, in the same change as the
+/// code and `docs/protocol.md`.
+///
+/// History:
+/// - 1.0: first version. `VERSION`, `STATE`, `REPLY`, `ERROR`, `CANCELLED` and the event classes
+///   of `docs/events.md`, each event with `seq`; commands `watch`, `status`, `routes`, `select`,
+///   `load`, `cancel`.
+///
+/// Compatibility floor: none yet; every 1.x server accepts every 1.x client.
+public enum ProtocolVersion {
+  /// The major version: changes only with incompatible changes.
+  public static let major = 1
+  /// The minor version: grows with each compatible addition.
+  public static let minor = 0
+
+  /// The `VERSION` object a server sends first on every connection.
+  ///
+  /// - Parameter release: the Stepwise release running the server ("0.1.0").
+  /// - Returns: `{"class":"VERSION","release":…,"protoMajor":1,"protoMinor":0}`.
+  public static func versionObject(release: String) -> JSONObject {
+    var o = JSONObject()
+    o.append("class", "VERSION")
+    o.append("release", .string(release))
+    o.append("protoMajor", .number(Double(major)))
+    o.append("protoMinor", .number(Double(minor)))
+    return o
+  }
+}
