@@ -34,11 +34,18 @@ let package = Package(
       name: "Simulation", dependencies: ["Routes", "Geodesy"],
       swiftSettings: swiftSettings),
 
-    // Edge: files, clocks, processes
+    // gpsd: libgps (system library), a C shim that hides struct gps_data_t and every libgps API
+    // difference, and the Swift client (pure report decoding plus the queue-confined connection).
+    .systemLibrary(name: "CGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"])]),
+    .target(name: "GPSShim", dependencies: ["CGPS"]),
+    .target(
+      name: "GPSD", dependencies: ["GPSShim", "Geodesy", "JSON"], swiftSettings: swiftSettings),
+
+    // Edge: files, clocks, processes, gpsd, signals
     .target(
       name: "StepwiseIO",
       dependencies: [
-        "Geodesy", "JSON", "Routes", "NMEA", "Guidance", "Phrasebook", "Wire", "Simulation",
+        "Geodesy", "JSON", "Routes", "NMEA", "Guidance", "Phrasebook", "Wire", "Simulation", "GPSD",
       ],
       swiftSettings: swiftSettings),
 
@@ -55,9 +62,22 @@ let package = Package(
       name: "StepwiseTests",
       dependencies: [
         "Geodesy", "JSON", "Routes", "NMEA", "Guidance", "Phrasebook", "Wire", "Simulation",
-        "StepwiseIO",
+        "GPSD", "StepwiseIO",
       ],
       exclude: ["Fixtures"],
+      swiftSettings: swiftSettings),
+
+    // Fuzzing and benchmarks (Scripts/fuzz.sh, Scripts/bench.sh). Each *Fuzz target is a
+    // libFuzzer entry point: `swift build -c release --sanitize=fuzzer --sanitize=address
+    // --product NMEAFuzz`; a plain build links it as a no-op.
+    .executableTarget(name: "NMEAFuzz", dependencies: ["NMEA", "Geodesy"]),
+    .executableTarget(name: "JSONFuzz", dependencies: ["JSON"]),
+    .executableTarget(name: "RouteFuzz", dependencies: ["Routes", "StepwiseIO"]),
+    .executableTarget(name: "GPSDFuzz", dependencies: ["GPSD", "Geodesy"]),
+    .executableTarget(name: "CommandFuzz", dependencies: ["Wire"]),
+    .executableTarget(
+      name: "StepwiseBench",
+      dependencies: ["Geodesy", "Guidance", "NMEA", "Phrasebook", "Routes", "StepwiseIO"],
       swiftSettings: swiftSettings),
   ],
   swiftLanguageModes: [.v6]

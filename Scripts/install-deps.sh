@@ -13,7 +13,9 @@ if ! command -v swift >/dev/null 2>&1; then
 fi
 
 # Debian packages the build or the tests use; each is installed only when missing.
-PACKAGES="${STEPWISE_APT_PACKAGES:-}"
+# libgps-dev and pkg-config build the CGPS/GPSShim targets; gpsd, gpsd-clients (gpsfake, gpspipe),
+# gpsd-tools and python3-gps (gpsfake's Python module) run the end-to-end tests against a real gpsd.
+PACKAGES="${STEPWISE_APT_PACKAGES:-libgps-dev pkg-config gpsd gpsd-clients gpsd-tools python3-gps}"
 missing=""
 for p in $PACKAGES; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -119,3 +119,52 @@ extension String {
     count >= n ? self : self + String(repeating: " ", count: n - count)
   }
 }
+
+/// A change of the fix source's state (the `SOURCE` event): a live gpsd connection delivering
+/// reports, or lost. Replays of files have no `SOURCE` events.
+public struct SourceEvent: Sendable, Equatable {
+  public enum Status: String, Sendable, Hashable {
+    case connected, disconnected
+  }
+
+  /// Seconds since the Unix epoch on the fix clock (the last fix time plus the time elapsed
+  /// since it), or the system's UTC clock before the first fix.
+  public var time: Double
+  public var status: Status
+  /// Where the fixes come from, such as `gpsd://127.0.0.1:2947`.
+  public var source: String
+  /// Why the connection ended, such as `end of stream`, when it did.
+  public var reason: String?
+
+  public init(time: Double, status: Status, source: String, reason: String? = nil) {
+    self.time = time
+    self.status = status
+    self.source = source
+    self.reason = reason
+  }
+}
+
+extension EventEncoder {
+  /// The JSON object of a `SOURCE` event.
+  public static func object(_ event: SourceEvent) -> JSONObject {
+    var o = JSONObject()
+    o.append("class", "SOURCE")
+    o.append("time", .string(UTCTime.iso8601(event.time)))
+    o.append("status", .string(event.status.rawValue))
+    o.append("source", .string(event.source))
+    if let r = event.reason { o.append("reason", .string(r)) }
+    return o
+  }
+
+  /// One JSON line (without the newline) for a `SOURCE` event.
+  public static func line(_ event: SourceEvent) -> String {
+    JSONWriter.string(.object(object(event)))
+  }
+
+  /// One readable line for a `SOURCE` event.
+  public static func readableLine(_ event: SourceEvent) -> String {
+    let clock = String(UTCTime.iso8601(event.time).dropFirst(11).prefix(8))
+    let why = event.reason.map { " (\($0))" } ?? ""
+    return "\(clock) SOURCE    \(event.status.rawValue) \(event.source)\(why)"
+  }
+}

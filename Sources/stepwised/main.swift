@@ -2,4 +2,4 @@ import Glibc
 import StepwiseIO
 
 // stepwised: turn-by-turn navigation daemon. Everything happens in StepwiseIO.
-exit(Stepwised.main(arguments: Array(CommandLine.arguments.dropFirst())))
+exit(await Stepwised.main(arguments: Array(CommandLine.arguments.dropFirst())))

@@ -1,0 +1,15 @@
+public import Geodesy
+public import Wire
+
+/// One input of the engine, in the order the sources produced it.
+public enum EngineInput: Sendable {
+  /// A receiver epoch, with or without a position.
+  case fix(Fix)
+  /// Nothing arrived up to this fix time (seconds since 1970): replays say so from the capture.
+  case silence(at: Double)
+  /// A live tick: the engine turns it into silence on the fix clock (the last fix time plus the
+  /// monotonic time elapsed since it), so GPS loss is reported while nothing arrives.
+  case tick
+  /// The live source connected or lost its connection.
+  case source(SourceEvent.Status, reason: String?)
+}
