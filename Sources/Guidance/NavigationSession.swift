@@ -168,6 +168,8 @@ public struct NavigationSession: Sendable {
     segmentHint = geometry.segment(containing: distanceAlong, from: 0)
     reacquiring = true
     if let t = snapshot.lastFixTime, t.isFinite {
+      // Epochs older than the saved state were already handled before the restart.
+      lastInputTime = t
       lastValidFix = Fix(
         time: t, coordinate: geometry.coordinate(at: distanceAlong, hint: segmentHint),
         speed: speed)

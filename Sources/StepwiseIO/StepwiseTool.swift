@@ -17,6 +17,7 @@ public enum StepwiseTool {
       instruction --locale LANG FILE...    the instruction of each osrm-text-instructions
                                            fixture, one line per file
       simulate ROUTE [OPTIONS]             drive a route and write NMEA on stdout
+      reload [--pid PID]                   make stepwised re-read its route (SIGHUP)
       scenario run DIR... [--update]       replay scenarios and compare with their transcripts
       scenario make DIR...                 regenerate drive.nmea from the recipe, then
                                            the transcript
@@ -80,6 +81,8 @@ public enum StepwiseTool {
         try simulateCommand(&args, out)
       case "scenario":
         return try scenario(&args, out)
+      case "reload":
+        return try reload(&args, out)
       case "instruction":
         return try instruction(&args, out)
       case "render":

@@ -90,68 +90,79 @@ final class NotifyListener {
     return d.path
   }
 
+  static let snap = NavigationSession.Snapshot(
+    routeIndex: 0, distanceAlong: 812.5, currentStep: 3, said: [255, 255, 15, 1, 0, 0],
+    offRoute: false, arrived: false, lastFixTime: 1_714_550_460, speed: 12.5)
+
   @Test func savedStateLoadsBackIdentically() throws {
     let dir = try Self.tempDir()
     defer { try? FileManager.default.removeItem(atPath: dir) }
     let doc = GuidancePropertyTests.townRoute
-    let snap = NavigationSession.Snapshot(
-      routeIndex: 0, distanceAlong: 812.5, currentStep: 3, said: [255, 255, 15, 1, 0, 0],
-      offRoute: false, arrived: false, lastFixTime: 1_714_550_460, speed: 12.5)
     let store = StateStore(directory: dir)
-    try store.save(document: doc, snapshot: snap, routePath: "/etc/stepwise/route.json")
-    let saved = try store.load().get()
-    #expect(saved.snapshot == snap)
-    #expect(saved.routePath == "/etc/stepwise/route.json")
+    try store.saveRoute(doc, routeIndex: 0, routeFile: "/etc/stepwise/route.json")
+    try store.saveProgress(Self.snap, of: doc)
+    let (result, problem) = store.load()
+    let saved = try result.get()
+    #expect(problem == nil)
+    #expect(saved.snapshot == Self.snap)
+    #expect(saved.routeFile == "/etc/stepwise/route.json")
     #expect(saved.document.routes[0].steps.count == doc.routes[0].steps.count)
     // No temporary file is left behind.
-    #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["state.json"])
+    #expect(try FileManager.default.contentsOfDirectory(atPath: dir).sorted() == ["progress.json", "route.json"])
   }
 
   @Test(arguments: ["", "{", "{\"format\":\"other\",\"version\":1}", "[1,2]", "\u{0}\u{1}binary"])
   func corruptOrForeignStateIsReportedNotFatal(text: String) throws {
     let dir = try Self.tempDir()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    try Data(text.utf8).write(to: URL(fileURLWithPath: dir + "/state.json"))
-    guard case .failure(let problem) = StateStore(directory: dir).load() else {
+    try Data(text.utf8).write(to: URL(fileURLWithPath: dir + "/route.json"))
+    guard case .failure(let problem) = StateStore(directory: dir).load().result else {
       Issue.record("accepted a corrupt state file")
       return
     }
     #expect("\(problem)".contains("unusable"))
   }
 
-  @Test func aTruncatedStateFileIsRefused() throws {
+  @Test func truncatedProgressKeepsTheRouteAndStartsItAfresh() throws {
     let dir = try Self.tempDir()
     defer { try? FileManager.default.removeItem(atPath: dir) }
     let store = StateStore(directory: dir)
-    let snap = NavigationSession.Snapshot(
-      routeIndex: 0, distanceAlong: 10, currentStep: 1, said: [255, 0, 0, 0, 0, 0],
-      offRoute: false, arrived: false, lastFixTime: nil, speed: 0)
-    try store.save(document: GuidancePropertyTests.townRoute, snapshot: snap, routePath: nil)
-    let bytes = try Data(contentsOf: URL(fileURLWithPath: store.path))
-    try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: store.path))
-    guard case .failure = store.load() else {
-      Issue.record("accepted a truncated state file")
-      return
-    }
+    let doc = GuidancePropertyTests.townRoute
+    try store.saveRoute(doc, routeIndex: 0, routeFile: nil)
+    try store.saveProgress(Self.snap, of: doc)
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: store.progressPath))
+    try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: store.progressPath))
+    let (result, problem) = store.load()
+    #expect(try result.get().snapshot == nil)
+    #expect(problem != nil)
+  }
+
+  @Test func progressOfAnotherRouteIsRefused() throws {
+    let dir = try Self.tempDir()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let store = StateStore(directory: dir)
+    try store.saveRoute(GuidancePropertyTests.townRoute, routeIndex: 0, routeFile: nil)
+    let other = makeRoute(legs: [(0, 500, "Arrive")])
+    try store.saveProgress(Self.snap, of: other)
+    let (result, problem) = store.load()
+    #expect(try result.get().snapshot == nil)
+    #expect("\(problem.map { "\($0)" } ?? "")".contains("does not belong"))
   }
 
   @Test func missingStateIsNotAnError() throws {
     let dir = try Self.tempDir()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    guard case .failure(.missing) = StateStore(directory: dir).load() else {
+    guard case .failure(.missing) = StateStore(directory: dir).load().result else {
       Issue.record("expected .missing")
       return
     }
   }
 
   @Test func aReadOnlyDirectoryGivesAnErrorToWarnAbout() throws {
-    let snap = NavigationSession.Snapshot(
-      routeIndex: 0, distanceAlong: 10, currentStep: 1, said: [255, 0, 0, 0, 0, 0],
-      offRoute: false, arrived: false, lastFixTime: nil, speed: 0)
     // /proc is never writable, even for root.
     let store = StateStore(directory: "/proc")
     #expect(throws: (any Error).self) {
-      try store.save(document: GuidancePropertyTests.townRoute, snapshot: snap, routePath: nil)
+      try store.saveProgress(Self.snap, of: GuidancePropertyTests.townRoute)
     }
   }
 }

@@ -1,5 +1,7 @@
 import Glibc
+import Wire
 public import Guidance
+public import Routes
 import Synchronization
 
 /// What a daemon run did.
@@ -31,10 +33,11 @@ public enum Daemon {
   ///   - output: standard output, drained before this returns.
   ///   - tickInterval: seconds between live ticks (silence checks on the fix clock).
   public static func run(
-    session: NavigationSession, source: any FixSource, publisher: EventPublisher = EventPublisher(),
-    output: StreamSink, heartbeat: EngineHeartbeat = EngineHeartbeat(), tickInterval: Double = 0.25
+    session: NavigationSession?, source: any FixSource, publisher: EventPublisher = EventPublisher(),
+    output: StreamSink, heartbeat: EngineHeartbeat = EngineHeartbeat(), tickInterval: Double = 0.25,
+    extras: DaemonExtras = DaemonExtras()
   ) async -> DaemonReport {
-    let signals = await SignalWatcher.start([SIGTERM, SIGINT])
+    let signals = await SignalWatcher.start([SIGTERM, SIGINT, SIGHUP])
     let inputs = EngineInputs()
     let stop = StopFlag()
     let sourceReport = LockedValue<SourceReport?>(nil)
@@ -42,6 +45,15 @@ public enum Daemon {
     publisher.add(output)
     var engine = Engine(session: session, publisher: publisher, heartbeat: heartbeat)
     engine.sourceName = source.name
+    engine.makeSession = extras.makeSession
+    engine.observer = extras.services
+    let services = extras.services
+    let server = extras.server
+    if let server { _ = publisher.add(server) }
+    extras.commands.connect(inputs)
+    if let session { services?.saveRoute(session.document, session.routeIndex) }
+    // Route loaded, socket listening, signal sources registered: ready (never waiting for a fix).
+    services?.notifier.ready(status: source.isLive ? "waiting for gpsd" : "replaying \(source.name)")
     await withDiscardingTaskGroup { group in
       group.addTask {
         let r = await source.run(into: inputs, stop: stop)
@@ -50,7 +62,12 @@ public enum Daemon {
       }
       group.addTask {
         for await number in signals.signals {
+          if number == SIGHUP {
+            reload(extras, inputs: inputs)
+            continue
+          }
           logLine(6, "stepwised: \(number == SIGINT ? "SIGINT" : "SIGTERM"), stopping")
+          services?.notifier.stopping()
           signalled.set()
           stop.set()
           inputs.finish()
@@ -65,18 +82,107 @@ public enum Daemon {
           }
         }
       }
+      if let interval = extras.watchdogInterval, let notifier = services?.notifier {
+        // WATCHDOG=1 only when the engine handled the probe posted half an interval earlier:
+        // a stuck engine stops the pings and systemd restarts the service.
+        group.addTask {
+          while !Task.isCancelled && !stop.isSet {
+            let before = heartbeat.value
+            inputs.yield(.probe)
+            try? await Task.sleep(for: .milliseconds(Int(interval * 500)))
+            if heartbeat.value > before { notifier.watchdog() }
+          }
+        }
+      }
       await engine.run(inputs)
       stop.set()
       signals.stop()
       group.cancelAll()
     }
+    server?.shutdown()
     publisher.finish()
     await output.drained()
+    if let s = engine.session, let snapshot = s.snapshot, let store = services?.store {
+      do {
+        try store.saveProgress(snapshot, of: s.document)
+      } catch {
+        logLine(4, "stepwised: cannot save the state at exit: \(error)")
+      }
+    }
+    services?.flush()
     var report = DaemonReport()
     report.source = sourceReport.value ?? SourceReport()
     report.events = engine.events
     report.signalled = signalled.isSet
     return report
+  }
+
+  /// SIGHUP: re-reads the route file and starts guiding along it, keeping every subscriber.
+  private static func reload(_ extras: DaemonExtras, inputs: EngineInputs) {
+    let notifier = extras.services?.notifier
+    notifier?.reloading()
+    guard let load = extras.reloadRoute else {
+      logLine(5, "stepwised: SIGHUP: no route file to re-read")
+      notifier?.ready(status: "reload: nothing to re-read")
+      return
+    }
+    do {
+      let (document, index) = try load()
+      let server = extras.server
+      inputs.yield(
+        .command(
+          .load(document, routeIndex: index),
+          reply: { result in
+            switch result {
+            case .success:
+              server?.setRouteDocument(document, selected: index)
+              logLine(6, "stepwised: SIGHUP: route re-read")
+            case .failure(let e):
+              logLine(3, "stepwised: SIGHUP: \(e); guidance goes on unchanged")
+            }
+            notifier?.ready(status: "route reloaded")
+          }))
+    } catch {
+      logLine(3, "stepwised: SIGHUP: cannot re-read the route: \(error); guidance goes on unchanged")
+      notifier?.ready(status: "reload failed, guidance unchanged")
+    }
+  }
+}
+
+/// The optional parts of a daemon run: the socket, systemd, state, reloads.
+public struct DaemonExtras: Sendable {
+  public var server: SubscriberServer?
+  public var services: DaemonServices?
+  /// Builds a session for `select`, `load` and reloads.
+  public var makeSession: (@Sendable (RouteDocument, Int) throws -> NavigationSession)?
+  /// Re-reads the route file for SIGHUP.
+  public var reloadRoute: (@Sendable () throws -> (RouteDocument, Int))?
+  /// systemd's watchdog interval in seconds, when it wants pings.
+  public var watchdogInterval: Double?
+  /// Carries the socket's commands into the engine once it runs.
+  public var commands = CommandRelay()
+
+  public init() {}
+}
+
+/// Hands socket commands to the engine's input stream; before the engine runs, they are
+/// refused as `unavailable`. Give ``handler`` to `SubscriberServer.start(_:commands:)`.
+public final class CommandRelay: Sendable {
+  private let inputs = Mutex<EngineInputs?>(nil)
+
+  public init() {}
+
+  func connect(_ inputs: EngineInputs) { self.inputs.withLock { $0 = inputs } }
+
+  /// The handler for the server.
+  public var handler: GuidanceCommandHandler {
+    { [self] command, reply in
+      guard let inputs = self.inputs.withLock({ $0 }) else {
+        reply(.failure(WireError(.unavailable, "guidance is not running yet")))
+        return
+      }
+      inputs.yield(.command(command, reply: reply))
+    }
   }
 }
 

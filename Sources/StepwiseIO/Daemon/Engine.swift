@@ -1,5 +1,6 @@
 import Geodesy
 public import Guidance
+public import Routes
 import Synchronization
 import Wire
 
@@ -21,8 +22,12 @@ public final class EngineHeartbeat: Sendable {
 /// ticker, later the socket's commands and the watchdog's probe) and listens through the
 /// ``EventPublisher``.
 public struct Engine {
-  /// The session being guided.
-  public private(set) var session: NavigationSession
+  /// The session being guided; `nil` after a `cancel`.
+  public private(set) var session: NavigationSession?
+  /// Builds a session for an alternative of a document (select, load, reload).
+  public var makeSession: (@Sendable (RouteDocument, Int) throws -> NavigationSession)?
+  /// Told after every input and every change of session (state saving, systemd status).
+  public var observer: (any EngineObserver)?
   public let publisher: EventPublisher
   public let heartbeat: EngineHeartbeat
   /// Where `SOURCE` events say the fixes come from.
@@ -33,9 +38,11 @@ public struct Engine {
   private var anchor: (fixTime: Double, monotonic: Double)?
   /// Events published so far.
   public private(set) var events = 0
+  /// The document of a cancelled session, for a later `select`.
+  private var lastDocument: RouteDocument?
 
   public init(
-    session: NavigationSession, publisher: EventPublisher, heartbeat: EngineHeartbeat = EngineHeartbeat(),
+    session: NavigationSession?, publisher: EventPublisher, heartbeat: EngineHeartbeat = EngineHeartbeat(),
     clock: any PacingClock = SystemClock(), utcNow: @escaping @Sendable () -> Double = UTCClock.now
   ) {
     self.session = session
@@ -59,17 +66,46 @@ public struct Engine {
     switch input {
     case .fix(let fix):
       if anchor == nil || fix.time >= (anchor?.fixTime ?? 0) { anchor = (fix.time, clock.now()) }
-      publish(session.ingest(fix))
+      if session != nil { publish(session?.ingest(fix) ?? []) }
     case .silence(let time):
-      publish(session.silence(at: time))
+      if session != nil { publish(session?.silence(at: time) ?? []) }
     case .tick:
-      if let now = fixClockNow() { publish(session.silence(at: now)) }
+      if let now = fixClockNow(), session != nil { publish(session?.silence(at: now) ?? []) }
     case .source(let status, let reason):
       let event = SourceEvent(
         time: fixClockNow() ?? utcNow(), status: status, source: sourceName, reason: reason)
       events += 1
       publisher.publish(.source(event))
+      observer?.sourceChanged(status)
+    case .command(let command, let reply):
+      do {
+        switch command {
+        case .select(let index):
+          guard let document = session?.document ?? lastDocument else {
+            throw WireError(.noRoute, "no route is loaded")
+          }
+          session = try build(document, index)
+        case .load(let document, let index):
+          session = try build(document, index)
+        case .cancel:
+          if let s = session { lastDocument = s.document }
+          session = nil
+        }
+        observer?.sessionChanged(session)
+        reply(.success(()))
+      } catch {
+        reply(.failure(error))
+      }
+      return
+    case .probe:
+      return
     }
+    if let s = session { observer?.handled(s) }
+  }
+
+  private func build(_ document: RouteDocument, _ index: Int) throws -> NavigationSession {
+    guard let makeSession else { throw WireError(.unavailable, "this engine cannot change routes") }
+    return try makeSession(document, index)
   }
 
   /// The current time on the fix clock, once a fix has come: seconds since 1970.
@@ -84,4 +120,15 @@ public struct Engine {
       publisher.publish(.navigation(e))
     }
   }
+}
+
+/// Watches the engine from the outside: saving state, reporting status. Called on the engine's
+/// task; implementations must return at once (hand slow work to their own queue).
+public protocol EngineObserver: AnyObject, Sendable {
+  /// After an input changed the session.
+  func handled(_ session: NavigationSession)
+  /// After `select`, `load`, `cancel` or a reload (`nil`: guidance stopped).
+  func sessionChanged(_ session: NavigationSession?)
+  /// The live source connected or disconnected.
+  func sourceChanged(_ status: SourceEvent.Status)
 }

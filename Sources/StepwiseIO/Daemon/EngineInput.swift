@@ -12,4 +12,8 @@ public enum EngineInput: Sendable {
   case tick
   /// The live source connected or lost its connection.
   case source(SourceEvent.Status, reason: String?)
+  /// Change guidance (from a socket client, or a reload); `reply` is called once it took effect.
+  case command(GuidanceCommand, reply: @Sendable (Result<Void, any Error>) -> Void)
+  /// The watchdog's probe: handling it proves the engine is not stuck.
+  case probe
 }

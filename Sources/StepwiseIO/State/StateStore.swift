@@ -3,19 +3,22 @@ import Guidance
 import JSON
 import Routes
 
-/// Saves and restores the daemon's state across restarts: the route document, the selected
-/// alternative and the progress, in one JSON file written atomically (write, fsync, rename),
-/// so a `kill -9` or a power cut leaves either the old or the new file, never half of one.
+/// Saves and restores the daemon's state across restarts, in the state directory
+/// (`$STATE_DIRECTORY` under systemd, else `--state-dir`): the route document and the selected
+/// alternative in `route.json` (written when guidance starts or the route changes), and the
+/// progress in `progress.json` (small; written when the step changes and every few seconds).
 ///
-/// The file lives in the state directory (`$STATE_DIRECTORY` under systemd, else
-/// `--state-dir`). A corrupt, truncated or foreign file is reported and ignored.
+/// Both are written atomically (write, fsync, rename), so a `kill -9` or a power cut leaves
+/// either the old or the new file, never half of one. A corrupt, truncated, foreign or
+/// mismatched file is reported and ignored: the daemon then starts afresh.
 public struct StateStore: Sendable {
   /// Format marker and version, so a foreign or future file is recognised.
   public static let format = "stepwise-state"
   public static let version = 1.0
 
   public let directory: String
-  public var path: String { directory + "/state.json" }
+  public var routePath: String { directory + "/route.json" }
+  public var progressPath: String { directory + "/progress.json" }
 
   public init(directory: String) { self.directory = directory }
 
@@ -30,21 +33,45 @@ public struct StateStore: Sendable {
   /// What was saved.
   public struct Saved: Sendable {
     public var document: RouteDocument
-    public var snapshot: NavigationSession.Snapshot
+    public var routeIndex: Int
+    /// The progress, when it was saved for this document and alternative.
+    public var snapshot: NavigationSession.Snapshot?
     /// The route file the document came from, for reloads.
-    public var routePath: String?
+    public var routeFile: String?
   }
 
-  /// Writes the state. Throws `SystemError` (full disk, read-only directory, …); the caller
-  /// warns and goes on guiding.
-  public func save(document: RouteDocument, snapshot: NavigationSession.Snapshot, routePath: String?)
-    throws
-  {
+  /// A short fingerprint of one alternative, so progress saved for another route is refused.
+  static func fingerprint(_ document: RouteDocument, _ index: Int) -> String {
+    guard document.routes.indices.contains(index) else { return "" }
+    let r = document.routes[index]
+    let points = r.steps.reduce(0) { $0 + $1.polyline.count }
+    return "\(document.routes.count)/\(index)/\(r.steps.count)/\(points)/\(Int(r.distance.rounded()))"
+  }
+
+  /// Writes the route document and the selected alternative. Throws `SystemError` (full
+  /// disk, read-only directory, …); the caller warns and goes on guiding.
+  public func saveRoute(_ document: RouteDocument, routeIndex: Int, routeFile: String?) throws {
     var o = JSONObject()
     o.append("format", .string(Self.format))
     o.append("version", .number(Self.version))
-    if let routePath { o.append("routePath", .string(routePath)) }
+    if let routeFile { o.append("routeFile", .string(routeFile)) }
+    o.append("routeIndex", .number(Double(routeIndex)))
+    o.append("document", NativeRouteFormat.encode(document))
+    try writeFileAtomically(routePath, Array(JSONWriter.string(.object(o)).utf8), mode: 0o600)
+    // Progress of an earlier route no longer applies.
+    if unlink(progressPath) != 0 && errno != ENOENT {
+      throw SystemError(errno: errno, function: "unlink", subject: progressPath)
+    }
+  }
+
+  /// Writes the progress along `document`'s alternative `snapshot.routeIndex`.
+  public func saveProgress(_ snapshot: NavigationSession.Snapshot, of document: RouteDocument)
+    throws
+  {
     var p = JSONObject()
+    p.append("format", .string(Self.format))
+    p.append("version", .number(Self.version))
+    p.append("route", .string(Self.fingerprint(document, snapshot.routeIndex)))
     p.append("routeIndex", .number(Double(snapshot.routeIndex)))
     p.append("distanceAlong", .number(snapshot.distanceAlong))
     p.append("currentStep", .number(Double(snapshot.currentStep)))
@@ -53,12 +80,10 @@ public struct StateStore: Sendable {
     p.append("arrived", .bool(snapshot.arrived))
     if let t = snapshot.lastFixTime { p.append("lastFixTime", .number(t)) }
     p.append("speed", .number(snapshot.speed))
-    o.append("progress", .object(p))
-    o.append("document", NativeRouteFormat.encode(document))
-    try writeFileAtomically(path, Array(JSONWriter.string(.object(o)).utf8), mode: 0o600)
+    try writeFileAtomically(progressPath, Array(JSONWriter.string(.object(p)).utf8), mode: 0o600)
   }
 
-  /// Why a state file was not used.
+  /// Why saved state was not used.
   public enum LoadProblem: Error, Sendable, CustomStringConvertible {
     case missing
     case unreadable(String)
@@ -73,40 +98,65 @@ public struct StateStore: Sendable {
     }
   }
 
-  /// Reads the saved state.
-  public func load() -> Result<Saved, LoadProblem> {
+  private func object(_ path: String, limit: Int) -> Result<JSONObject, LoadProblem> {
     let bytes: [UInt8]
     do {
-      bytes = try readWholeFile(path, limit: 512 << 20)
+      bytes = try readWholeFile(path, limit: limit)
     } catch let e as SystemError where e.errno == ENOENT {
       return .failure(.missing)
     } catch {
       return .failure(.unreadable("\(error)"))
     }
     guard let value = try? JSONParser.parse(bytes), case .object(let o) = value else {
-      return .failure(.corrupt("not a JSON object, or truncated"))
+      return .failure(.corrupt("\(path): not a JSON object, or truncated"))
     }
     guard o["format"]?.stringValue == Self.format, o["version"]?.doubleValue == Self.version
-    else { return .failure(.corrupt("not a Stepwise state file of version \(Self.version)")) }
-    guard let dv = o["document"], let p = o["progress"]?.objectValue else {
-      return .failure(.corrupt("document or progress missing"))
+    else { return .failure(.corrupt("\(path): not a Stepwise state file of version 1")) }
+    return .success(o)
+  }
+
+  /// Reads the saved route and, when it belongs to it, the saved progress.
+  ///
+  /// A route that loads with unusable progress is returned without a snapshot (guidance
+  /// starts from the beginning of that route); the progress problem is in `progressProblem`.
+  public func load() -> (result: Result<Saved, LoadProblem>, progressProblem: LoadProblem?) {
+    let o: JSONObject
+    switch object(routePath, limit: 512 << 20) {
+    case .failure(let p): return (.failure(p), nil)
+    case .success(let v): o = v
+    }
+    guard let dv = o["document"], let ri = o["routeIndex"]?.doubleValue, ri >= 0, ri < 1e6 else {
+      return (.failure(.corrupt("route.json: document or routeIndex missing")), nil)
     }
     let document: RouteDocument
     do {
       document = try NativeRouteFormat.decode(dv)
     } catch {
-      return .failure(.corrupt("the saved route: \(error)"))
+      return (.failure(.corrupt("route.json: \(error)")), nil)
     }
-    guard let ri = p["routeIndex"]?.doubleValue, let s = p["distanceAlong"]?.doubleValue,
-      let step = p["currentStep"]?.doubleValue, let said = p["said"]?.arrayValue,
-      ri >= 0, ri < 1e6, step >= 0, step < 1e9
-    else { return .failure(.corrupt("progress fields missing")) }
-    let flags = said.compactMap { $0.doubleValue }.map { UInt8(clamping: Int(max(0, min(255, $0)))) }
-    guard flags.count == said.count else { return .failure(.corrupt("bad prompt flags")) }
-    let snapshot = NavigationSession.Snapshot(
-      routeIndex: Int(ri), distanceAlong: s, currentStep: Int(step), said: flags,
-      offRoute: p["offRoute"]?.boolValue ?? false, arrived: p["arrived"]?.boolValue ?? false,
-      lastFixTime: p["lastFixTime"]?.doubleValue, speed: p["speed"]?.doubleValue ?? 0)
-    return .success(Saved(document: document, snapshot: snapshot, routePath: o["routePath"]?.stringValue))
+    var saved = Saved(
+      document: document, routeIndex: Int(ri), snapshot: nil, routeFile: o["routeFile"]?.stringValue)
+    guard document.routes.indices.contains(saved.routeIndex) else {
+      return (.failure(.corrupt("route.json: route index out of range")), nil)
+    }
+    switch object(progressPath, limit: 16 << 20) {
+    case .failure(.missing): return (.success(saved), nil)
+    case .failure(let p): return (.success(saved), p)
+    case .success(let p):
+      guard p["route"]?.stringValue == Self.fingerprint(document, saved.routeIndex),
+        p["routeIndex"]?.doubleValue == ri,
+        let s = p["distanceAlong"]?.doubleValue, let step = p["currentStep"]?.doubleValue,
+        let said = p["said"]?.arrayValue, step >= 0, step < 1e9
+      else { return (.success(saved), .corrupt("progress.json does not belong to route.json")) }
+      let flags = said.compactMap { $0.doubleValue }.map { UInt8(clamping: Int(max(0, min(255, $0)))) }
+      guard flags.count == said.count else {
+        return (.success(saved), .corrupt("progress.json: bad prompt flags"))
+      }
+      saved.snapshot = NavigationSession.Snapshot(
+        routeIndex: saved.routeIndex, distanceAlong: s, currentStep: Int(step), said: flags,
+        offRoute: p["offRoute"]?.boolValue ?? false, arrived: p["arrived"]?.boolValue ?? false,
+        lastFixTime: p["lastFixTime"]?.doubleValue, speed: p["speed"]?.doubleValue ?? 0)
+      return (.success(saved), nil)
+    }
   }
 }
