@@ -55,6 +55,9 @@ public struct NavigationSession: Sendable {
   private var offRouteCount = 0
   private var lastLateral = 0.0
 
+  /// Number of announcements made so far (state is saved when it changes).
+  private(set) public var announcementCount = 0
+
   // Prompt bookkeeping: bit flags per step.
   private var said: [UInt8]
 
@@ -667,6 +670,7 @@ public struct NavigationSession: Sendable {
     _ utterance: Utterance, kind: AnnouncementKind, step: Int, id: String, time: Double,
     distance: Double? = nil, into events: inout [NavigationEvent]
   ) {
+    announcementCount += 1
     let a = Announcement(
       step: step, kind: kind, utterance: utterance, text: phrasing.text(for: utterance),
       distance: distance, id: "r\(routeIndex).\(id)")

@@ -66,6 +66,7 @@ func runTool(
 
 /// The path of a built product next to the test bundle (same configuration).
 func productPath(_ name: String) -> String? {
+  if name.hasPrefix("/") { return FileManager.default.isExecutableFile(atPath: name) ? name : nil }
   var candidates: [String] = []
   let bundle = Bundle.main.bundlePath
   candidates.append(URL(fileURLWithPath: bundle).deletingLastPathComponent().appendingPathComponent(name).path)

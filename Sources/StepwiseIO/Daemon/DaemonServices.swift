@@ -26,6 +26,7 @@ public final class DaemonServices: EngineObserver, @unchecked Sendable {
 
   private struct Mutable {
     var savedStep: Int?
+    var savedAnnouncements = -1
     var lastSave = 0.0
     var lastStatus = 0.0
     var statusText = ""
@@ -54,9 +55,12 @@ public final class DaemonServices: EngineObserver, @unchecked Sendable {
     let t = now()
     let (save, status): (Bool, String?) = lock.withLock { m in
       let stepChanged = m.savedStep != session.currentStep
-      let due = stepChanged || t - m.lastSave >= saveInterval || session.arrived
+      // Saved after every announcement too, so a restart never says anything again.
+      let said = m.savedAnnouncements != session.announcementCount
+      let due = stepChanged || said || t - m.lastSave >= saveInterval || session.arrived
       if due {
         m.savedStep = session.currentStep
+        m.savedAnnouncements = session.announcementCount
         m.lastSave = t
       }
       var text: String?
@@ -75,7 +79,10 @@ public final class DaemonServices: EngineObserver, @unchecked Sendable {
   }
 
   public func sessionChanged(_ session: NavigationSession?) {
-    lock.withLock { $0.savedStep = nil }
+    lock.withLock {
+      $0.savedStep = nil
+      $0.savedAnnouncements = -1
+    }
     guard let session else {
       notifier.status("guidance cancelled")
       return
