@@ -15,4 +15,6 @@ fi
 
 swift build --build-tests -Xswiftc -warnings-as-errors \
   --explicit-target-dependency-import-check error
+# The systemd units: verify without warnings, exposure at most 1.5.
+sh Scripts/check-units.sh systemd .build/debug 15
 swift test --skip-build --disable-xctest
