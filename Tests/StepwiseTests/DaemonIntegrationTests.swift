@@ -129,6 +129,27 @@ struct DaemonIntegrationTests {
     #expect(daemon.wait(timeout: 2) == 0)
   }
 
+  @Test func aStuckEngineStopsTheWatchdogPings() throws {
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let listener = try NotifyListener(abstract: true)
+    let daemon = try Self.stepwised(
+      ["--route", Self.route, "gpsd://127.0.0.1:9"], scratch: scratch,
+      environment: [
+        "NOTIFY_SOCKET": listener.name, "WATCHDOG_USEC": "400000",
+        "STEPWISE_TEST_STALL_AFTER_PROBES": "3",
+      ])
+    defer { daemon.killGroup() }
+    var times: [Date] = []
+    let start = Date()
+    while Date().timeIntervalSince(start) < 3, let m = listener.receive() {
+      if m == "WATCHDOG=1" { times.append(Date()) }
+    }
+    // Two pings for the two probes handled before the hang, then silence.
+    #expect((1...3).contains(times.count), "\(times.count) pings")
+    if let last = times.last { #expect(Date().timeIntervalSince(last) > 1.5) }
+  }
+
   @Test func socketActivationHandsTheListeningSocketOver() throws {
     guard FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-socket-activate") else {
       return

@@ -1,4 +1,5 @@
 import Geodesy
+import Glibc
 public import Guidance
 public import Routes
 import Synchronization
@@ -38,6 +39,13 @@ public struct Engine {
   private var anchor: (fixTime: Double, monotonic: Double)?
   /// Events published so far.
   public private(set) var events = 0
+  /// Watchdog probes handled.
+  private var probes = 0
+  #if DEBUG
+    private static let stallAfterProbes: Int? = getenv("STEPWISE_TEST_STALL_AFTER_PROBES").flatMap {
+      Int(String(cString: $0))
+    }
+  #endif
   /// The document of a cancelled session, for a later `select`.
   private var lastDocument: RouteDocument?
 
@@ -98,6 +106,14 @@ public struct Engine {
       }
       return
     case .probe:
+      probes += 1
+      #if DEBUG
+        // Test hook (debug builds only): simulate an engine that hangs, to prove the watchdog
+        // then stops pinging.
+        if let n = Self.stallAfterProbes, probes >= n {
+          while true { sleep(3600) }
+        }
+      #endif
       return
     }
     if let s = session { observer?.handled(s) }
