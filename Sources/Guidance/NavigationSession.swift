@@ -581,6 +581,8 @@ public struct NavigationSession: Sendable {
     let v = max(speed, limits.minimumSpeed, planned)
     let d = max(0, geometry.stepEnd[m] - position)
     let margin = v * min(fixInterval, 2) * 0.5
+    // Far from the maneuver no tier can be due: skip building the sentences (most fixes).
+    if d > limits.prepareMaximum + v * 15 + margin { return }
     // The arrival gets no "now" prompt: its own announcement replaces it.
     let finalTier: Tier = m == lastStep ? .approach : .now
     let then = thenInstructions(after: m, speed: v)

@@ -29,15 +29,40 @@ public struct RouteGeometry: Sendable {
     var pts: [Coordinate] = []
     var ends: [Int] = []
     pts.reserveCapacity(route.steps.reduce(0) { $0 + $1.polyline.count })
+    // Points that add nothing to the shape (within 5 cm of the line through their neighbours,
+    // up to 64 in a row) are dropped, so an over-dense polyline does not make every match walk
+    // hundreds of tiny segments. Maneuver points are always kept.
+    var dropped: [Coordinate] = []
+    var lastIsEnd = false
+    func append(_ p: Coordinate) {
+      if pts.count >= 2, !lastIsEnd, dropped.count < 64 {
+        let a = pts[pts.count - 2]
+        let b = pts[pts.count - 1]
+        let straight =
+          project(b, ontoSegmentFrom: a, to: p).distance < 0.05
+          && dropped.allSatisfy { project($0, ontoSegmentFrom: a, to: p).distance < 0.05 }
+        if straight {
+          dropped.append(b)
+          pts.removeLast()
+        } else {
+          dropped.removeAll(keepingCapacity: true)
+        }
+      } else {
+        dropped.removeAll(keepingCapacity: true)
+      }
+      pts.append(p)
+      lastIsEnd = false
+    }
     for (i, step) in route.steps.enumerated() {
       if i == 0 {
-        pts.append(step.polyline[step.polyline.count - 1])
+        append(step.polyline[step.polyline.count - 1])
       } else {
         for (k, p) in step.polyline.enumerated() where k > 0 || pts.isEmpty {
-          pts.append(p)
+          append(p)
         }
       }
       ends.append(pts.count - 1)
+      lastIsEnd = true
     }
     if pts.count == 1 { pts.append(pts[0]) }
     var cum = [Double](repeating: 0, count: pts.count)

@@ -101,10 +101,14 @@ public enum Stepwised {
         }
       }
       if let socketOptions {
-        let server = try SubscriberServer.start(
-          socketOptions, listeningDescriptor: activated, commands: extras.commands.handler)
-        server.setRouteDocument(document, selected: session.routeIndex)
-        extras.server = server
+        let handler = extras.commands.handler
+        let index = session.routeIndex
+        extras.startServer = {
+          let server = try SubscriberServer.start(
+            socketOptions, listeningDescriptor: activated, commands: handler)
+          server.setRouteDocument(document, selected: index)
+          return server
+        }
       }
 
       let output = StreamSink(
@@ -120,6 +124,10 @@ public enum Stepwised {
       }
       let report = await Daemon.run(
         session: session, source: source, output: output, extras: extras)
+      if let failure = report.startFailure {
+        logLine(3, "stepwised: cannot open the subscriber socket: \(failure)")
+        return ExitStatus.failure.rawValue
+      }
       if let failure = output.failure {
         logLine(3, "stepwised: cannot write the events: \(failure)")
         return ExitStatus.failure.rawValue

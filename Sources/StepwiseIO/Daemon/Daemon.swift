@@ -11,6 +11,8 @@ public struct DaemonReport: Sendable {
   public var events = 0
   /// The run ended on SIGTERM or SIGINT.
   public var signalled = false
+  /// The subscriber socket could not be set up; nothing was guided.
+  public var startFailure: (any Error)?
 }
 
 /// Runs guidance: a fix source feeding the engine, the engine publishing to its sinks, and the
@@ -48,7 +50,17 @@ public enum Daemon {
     engine.makeSession = extras.makeSession
     engine.observer = extras.services
     let services = extras.services
-    let server = extras.server
+    // The socket starts listening only once the signal sources are registered, so an early
+    // SIGTERM can never find the process without its handlers.
+    let server: SubscriberServer?
+    do {
+      server = try extras.server ?? extras.startServer?()
+    } catch {
+      signals.stop()
+      var report = DaemonReport()
+      report.startFailure = error
+      return report
+    }
     if let server { _ = publisher.add(server) }
     extras.commands.connect(inputs)
     if let session { services?.saveRoute(session.document, session.routeIndex) }
@@ -63,7 +75,7 @@ public enum Daemon {
       group.addTask {
         for await number in signals.signals {
           if number == SIGHUP {
-            reload(extras, inputs: inputs)
+            reload(extras, server: server, inputs: inputs)
             continue
           }
           logLine(6, "stepwised: \(number == SIGINT ? "SIGINT" : "SIGTERM"), stopping")
@@ -118,7 +130,9 @@ public enum Daemon {
   }
 
   /// SIGHUP: re-reads the route file and starts guiding along it, keeping every subscriber.
-  private static func reload(_ extras: DaemonExtras, inputs: EngineInputs) {
+  private static func reload(
+    _ extras: DaemonExtras, server: SubscriberServer?, inputs: EngineInputs
+  ) {
     let notifier = extras.services?.notifier
     notifier?.reloading()
     guard let load = extras.reloadRoute else {
@@ -128,7 +142,6 @@ public enum Daemon {
     }
     do {
       let (document, index) = try load()
-      let server = extras.server
       inputs.yield(
         .command(
           .load(document, routeIndex: index),
@@ -152,6 +165,9 @@ public enum Daemon {
 /// The optional parts of a daemon run: the socket, systemd, state, reloads.
 public struct DaemonExtras: Sendable {
   public var server: SubscriberServer?
+  /// Starts the subscriber socket (after the signal handlers are in place); used when
+  /// `server` is `nil`.
+  public var startServer: (@Sendable () throws -> SubscriberServer)?
   public var services: DaemonServices?
   /// Builds a session for `select`, `load` and reloads.
   public var makeSession: (@Sendable (RouteDocument, Int) throws -> NavigationSession)?
