@@ -3,7 +3,7 @@ SWIFT ?= swift
 CONFIG ?= debug
 DEMO ?= Simulations/001-marais-drive
 
-.PHONY: all build release test demo quality lint format deps clean
+.PHONY: all build release test demo quality lint format deps clean install bench fuzz fuzz-smoke sanitize
 
 all: build
 
@@ -32,6 +32,23 @@ demo: deps
 quality: build
 	.build/debug/stepwise scenario score --markdown Simulations/0* > docs/quality.md
 
+# Side-by-side benchmarks against gpsdecode and pynmea2; writes docs/benchmarks.md.
+bench: deps
+	sh Scripts/bench.sh
+
+# The long fuzzing run (FUZZ_RUNS executions per target; record the counts in docs/hardening.md)
+# and the one-minute smoke run that CI calls.
+FUZZ_RUNS ?= 10000000
+fuzz: deps
+	sh Scripts/fuzz.sh --record docs/hardening.md --runs $(FUZZ_RUNS)
+
+fuzz-smoke: deps
+	sh Scripts/fuzz.sh 10
+
+# The test suite under ThreadSanitizer and AddressSanitizer.
+sanitize: deps
+	sh Scripts/sanitize.sh
+
 lint:
 	$(SWIFT) format lint --strict --recursive Sources Tests
 
@@ -40,3 +57,23 @@ format:
 
 clean:
 	rm -rf .build
+
+# Installs binaries, systemd units, defaults and man pages (converted with pandoc when present).
+PREFIX ?= /usr/local
+DESTDIR ?=
+install: release
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)/lib/systemd/system $(DESTDIR)/etc/default \
+	  $(DESTDIR)/usr/lib/sysusers.d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man8
+	install -m 755 .build/release/stepwised .build/release/stepwise $(DESTDIR)$(PREFIX)/bin/
+	sed 's#/usr/bin/#$(PREFIX)/bin/#g' systemd/stepwised.service > $(DESTDIR)/lib/systemd/system/stepwised.service
+	install -m 644 systemd/stepwised.socket $(DESTDIR)/lib/systemd/system/
+	install -m 644 systemd/stepwise.sysusers $(DESTDIR)/usr/lib/sysusers.d/stepwise.conf
+	[ -e $(DESTDIR)/etc/default/stepwised ] || install -m 644 systemd/stepwised.default $(DESTDIR)/etc/default/stepwised
+	for m in stepwised.8 stepwise.1; do \
+	  sec=$${m##*.}; \
+	  if command -v pandoc >/dev/null 2>&1; then \
+	    pandoc -s -t man docs/$$m.md -o $(DESTDIR)$(PREFIX)/share/man/man$$sec/$$m; \
+	  else \
+	    install -m 644 docs/$$m.md $(DESTDIR)$(PREFIX)/share/man/man$$sec/$$m.md; \
+	  fi; \
+	done

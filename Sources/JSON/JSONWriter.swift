@@ -5,9 +5,10 @@
 public enum JSONWriter {
   /// Serialises a value on one line.
   public static func string(_ value: JSONValue) -> String {
-    var out = ""
-    write(value, into: &out)
-    return out
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(256)
+    write(value, into: &bytes)
+    return String(decoding: bytes, as: UTF8.self)
   }
 
   /// Serialises a value with two-space indentation, for documents meant for people.
@@ -18,30 +19,41 @@ public enum JSONWriter {
     return out
   }
 
+  /// Appends a value on one line to `out`.
   public static func write(_ value: JSONValue, into out: inout String) {
+    out.append(string(value))
+  }
+
+  /// Appends a value on one line to `out` as UTF-8 bytes.
+  ///
+  /// Events are written once per fix, so this works on bytes: appending to a `String` piece by
+  /// piece costs about three times as much (callgrind, `docs/benchmarks.md`).
+  public static func write(_ value: JSONValue, into out: inout [UInt8]) {
     switch value {
-    case .null: out.append("null")
-    case .bool(let b): out.append(b ? "true" : "false")
-    case .number(let d): out.append(number(d))
+    case .null: out.append(contentsOf: "null".utf8)
+    case .bool(let b): out.append(contentsOf: b ? "true".utf8 : "false".utf8)
+    case .number(let d): writeNumber(d, into: &out)
     case .string(let s): writeString(s, into: &out)
     case .array(let a):
-      out.append("[")
-      for (i, v) in a.enumerated() {
-        if i > 0 { out.append(",") }
+      out.append(0x5B)  // [
+      var first = true
+      for v in a {
+        if !first { out.append(0x2C) }  // ,
+        first = false
         write(v, into: &out)
       }
-      out.append("]")
+      out.append(0x5D)  // ]
     case .object(let o):
-      out.append("{")
+      out.append(0x7B)  // {
       var first = true
       for (k, v) in o {
-        if !first { out.append(",") }
+        if !first { out.append(0x2C) }
         first = false
         writeString(k, into: &out)
-        out.append(":")
+        out.append(0x3A)  // :
         write(v, into: &out)
       }
-      out.append("}")
+      out.append(0x7D)  // }
     }
   }
 
@@ -94,42 +106,69 @@ public enum JSONWriter {
 
   /// Formats a number the way Stepwise writes JSON.
   public static func number(_ d: Double) -> String {
-    guard d.isFinite else { return "null" }
-    if d == d.rounded() && abs(d) < 1e15 {
-      return String(Int64(d))
-    }
-    return String(d)
+    var bytes: [UInt8] = []
+    writeNumber(d, into: &bytes)
+    return String(decoding: bytes, as: UTF8.self)
   }
 
-  public static func writeString(_ s: String, into out: inout String) {
-    out.append("\"")
-    var needsEscape = false
-    for u in s.utf8 where u < 0x20 || u == 0x22 || u == 0x5C {
-      needsEscape = true
-      break
-    }
-    if !needsEscape {
-      out.append(s)
-      out.append("\"")
+  /// Appends a number: integral values below 10^15 as integers, others in Swift's shortest
+  /// round-trip form, non-finite values as `null`.
+  private static func writeNumber(_ d: Double, into out: inout [UInt8]) {
+    guard d.isFinite else {
+      out.append(contentsOf: "null".utf8)
       return
     }
-    for scalar in s.unicodeScalars {
-      switch scalar {
-      case "\"": out.append("\\\"")
-      case "\\": out.append("\\\\")
-      case "\n": out.append("\\n")
-      case "\r": out.append("\\r")
-      case "\t": out.append("\\t")
-      default:
-        if scalar.value < 0x20 {
-          let h = String(scalar.value, radix: 16)
-          out.append("\\u" + String(repeating: "0", count: 4 - h.count) + h)
-        } else {
-          out.unicodeScalars.append(scalar)
+    guard d == d.rounded() && abs(d) < 1e15 else {
+      out.append(contentsOf: String(d).utf8)
+      return
+    }
+    let n = Int64(d)
+    if n < 0 { out.append(0x2D) }  // -
+    var magnitude = n.magnitude
+    let start = out.count
+    repeat {
+      out.append(UInt8(truncatingIfNeeded: 0x30 + magnitude % 10))
+      magnitude /= 10
+    } while magnitude > 0
+    out[start..<out.count].reverse()
+  }
+
+  /// Appends a string literal with its quotes, escaping what JSON requires.
+  public static func writeString(_ s: String, into out: inout String) {
+    var bytes: [UInt8] = []
+    writeString(s, into: &bytes)
+    out.append(String(decoding: bytes, as: UTF8.self))
+  }
+
+  /// Appends a string literal with its quotes as UTF-8 bytes, escaping what JSON requires.
+  ///
+  /// Only `"`, `\\` and control characters are escaped; they are single bytes in UTF-8 and never
+  /// part of a multi-byte sequence, so the string's bytes are copied in runs between them.
+  public static func writeString(_ s: String, into out: inout [UInt8]) {
+    out.append(0x22)
+    var s = s
+    s.withUTF8 { utf8 in
+      var run = 0
+      for i in 0..<utf8.count {
+        let u = utf8[i]
+        guard u < 0x20 || u == 0x22 || u == 0x5C else { continue }
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[run..<i]))
+        run = i + 1
+        out.append(0x5C)  // backslash
+        switch u {
+        case 0x22: out.append(0x22)
+        case 0x5C: out.append(0x5C)
+        case 0x0A: out.append(0x6E)  // n
+        case 0x0D: out.append(0x72)  // r
+        case 0x09: out.append(0x74)  // t
+        default:
+          let hex: [UInt8] = Array("0123456789abcdef".utf8)
+          out.append(contentsOf: [0x75, 0x30, 0x30, hex[Int(u >> 4)], hex[Int(u & 15)]])  // u00XX
         }
       }
+      out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[run..<utf8.count]))
     }
-    out.append("\"")
+    out.append(0x22)
   }
 }
 

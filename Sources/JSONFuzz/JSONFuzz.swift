@@ -12,17 +12,19 @@ public func jsonFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   guard let again = try? JSONParser.parse(text) else {
     fatalError("JSONWriter output does not parse: \(text)")
   }
-  if again != value && !containsNaN(value) {
+  // A number too large for a Double parses to ±infinity (the route and command validators
+  // refuse it), and the writer writes non-finite numbers as null: those cannot round-trip.
+  if again != value && !containsNonFinite(value) {
     fatalError("JSON round trip changed the value: \(text)")
   }
   return 0
 }
 
-private func containsNaN(_ v: JSONValue) -> Bool {
+private func containsNonFinite(_ v: JSONValue) -> Bool {
   switch v {
-  case .number(let d): return d.isNaN
-  case .array(let a): return a.contains(where: containsNaN)
-  case .object(let o): return o.contains(where: { containsNaN($0.1) })
+  case .number(let d): return !d.isFinite
+  case .array(let a): return a.contains(where: containsNonFinite)
+  case .object(let o): return o.contains(where: { containsNonFinite($0.1) })
   default: return false
   }
 }

@@ -74,7 +74,16 @@ struct NMEAField {
       i += 1
     }
     guard sawDigit else { throw MalformedField(field: name) }
-    let value = Double(mantissa) / powersOfTen[fractionDigits]
+    // Zeros right after the point are not significant digits but still count as fraction
+    // digits: `0.000…01` can have more than the table holds (NMEAFuzz, 2026-11-29; the index
+    // used to trap). Such values are below 1e-18: divide in steps, exactness no longer matters.
+    var value = Double(mantissa)
+    var scale = fractionDigits
+    while scale >= powersOfTen.count {
+      value /= powersOfTen[powersOfTen.count - 1]
+      scale -= powersOfTen.count - 1
+    }
+    value /= powersOfTen[scale]
     return negative ? -value : value
   }
 

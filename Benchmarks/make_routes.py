@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+"""Benchmark routes and tracks for Scripts/bench.sh (standard library only, deterministic).
+
+  make_routes.py follow TRACK.nmea ROUTE.json
+      A native route document that follows the fixes of an NMEA track (the RMC fixes with
+      status A, in order, points closer than 0.5 m to the previous one dropped), cut into
+      steps of 250 points. Used for the throughput run over gen_nmea.py's track.
+
+  make_routes.py zigzag POINTS ROUTE.json
+      A 300 km route of ten straight 30 km legs (headings alternating 20 and 70 degrees, so
+      nine 50 degree turns) near Munich, with POINTS points spread evenly over the legs. The
+      geometry is the same whatever POINTS is: only the density changes, so the cost per fix
+      can be compared from 100 to 1,000,000 points.
+
+  make_routes.py zigzag-track TRACK.nmea
+      The drive along the zigzag route: one epoch per second at 25 m/s (RMC, GGA, GSA), with
+      a deterministic lateral wobble of up to 2 m. 12,000 epochs.
+"""
+import math
+import sys
+
+LAT0, LON0 = 48.10, 11.50
+M_PER_DEG_LAT = 111_320.0
+M_PER_DEG_LON = 111_320.0 * math.cos(math.radians(LAT0))
+LEGS = 10
+LEG_M = 30_000.0
+HEADINGS = [20.0 if i % 2 == 0 else 70.0 for i in range(LEGS)]
+SPEED = 25.0
+
+
+def to_latlon(x, y):
+    return LAT0 + y / M_PER_DEG_LAT, LON0 + x / M_PER_DEG_LON
+
+
+def haversine(a, b):
+    r = 6_371_008.8
+    p1, p2 = math.radians(a[0]), math.radians(b[0])
+    dp, dl = p2 - p1, math.radians(b[1] - a[1])
+    h = math.sin(dp / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(dl / 2) ** 2
+    return 2 * r * math.asin(math.sqrt(h))
+
+
+def write_route(path, steps_points, name):
+    """steps_points: list of polylines (lists of (lat, lon)); each starts where the last ended."""
+    first = steps_points[0][0]
+    last = steps_points[-1][-1]
+    total = 0.0
+    with open(path, 'w') as out:
+        out.write('{"source":{"name":"Bench start","latitude":%.7f,"longitude":%.7f},\n' % first)
+        out.write('"destination":{"name":"Bench end","latitude":%.7f,"longitude":%.7f},\n' % last)
+        body = []
+        body.append('{"instructions":"","distance":0,"transportType":"automobile",'
+                    '"polyline":[{"latitude":%.7f,"longitude":%.7f}]}' % first)
+        for i, pl in enumerate(steps_points):
+            d = sum(haversine(pl[k], pl[k + 1]) for k in range(len(pl) - 1))
+            total += d
+            if i == len(steps_points) - 1:
+                text = 'Your destination is ahead.'
+            else:
+                text = 'Turn %s onto Bench Road %d.' % ('right' if i % 2 == 0 else 'left', i + 1)
+            pts = ','.join('{"latitude":%.7f,"longitude":%.7f}' % p for p in pl)
+            body.append('{"instructions":"%s","distance":%.2f,"transportType":"automobile",'
+                        '"polyline":[%s]}' % (text, d, pts))
+        out.write('"routes":[{"name":"%s","distance":%.2f,"expectedTravelTime":%.1f,'
+                  '"transportType":"automobile","hasTolls":false,"hasHighways":false,'
+                  '"advisoryNotices":[],"steps":[\n' % (name, total, total / SPEED))
+        out.write(',\n'.join(body))
+        out.write(']}]}\n')
+
+
+def parse_latlon(v, h, deg_digits):
+    if not v:
+        return None
+    x = int(v[:deg_digits]) + float(v[deg_digits:]) / 60.0
+    return -x if h in ('S', 'W') else x
+
+
+def follow(track, route):
+    pts = []
+    with open(track, 'rb') as f:
+        for raw in f:
+            if not raw.startswith(b'$GPRMC'):
+                continue
+            fields = raw.split(b'*')[0].decode('ascii').split(',')
+            if fields[2] != 'A':
+                continue
+            p = (parse_latlon(fields[3], fields[4], 2), parse_latlon(fields[5], fields[6], 3))
+            if pts and haversine(pts[-1], p) < 0.5:
+                continue
+            pts.append(p)
+    per_step = 250
+    steps = []
+    i = 0
+    while i < len(pts) - 1:
+        steps.append(pts[i:i + per_step + 1])
+        i += per_step
+    write_route(route, steps, 'Bench track')
+    print('route: %d points, %d steps' % (len(pts), len(steps) + 1), file=sys.stderr)
+
+
+def corners():
+    x = y = 0.0
+    out = [(x, y)]
+    for h in HEADINGS:
+        x += LEG_M * math.sin(math.radians(h))
+        y += LEG_M * math.cos(math.radians(h))
+        out.append((x, y))
+    return out
+
+
+def zigzag(points, route):
+    c = corners()
+    per_leg = max(2, points // LEGS)
+    steps = []
+    for leg in range(LEGS):
+        (x0, y0), (x1, y1) = c[leg], c[leg + 1]
+        pl = []
+        for k in range(per_leg + 1 if leg == 0 else per_leg):
+            # the first leg also has its start point; later legs start at the previous end
+            t = (k if leg == 0 else k + 1) / (per_leg if leg == 0 else per_leg)
+            pl.append(to_latlon(x0 + (x1 - x0) * t, y0 + (y1 - y0) * t))
+        if leg > 0:
+            pl.insert(0, steps[-1][-1])
+        steps.append(pl)
+    write_route(route, steps, 'Bench zigzag %d' % points)
+
+
+def cksum(body):
+    c = 0
+    for ch in body.encode('ascii'):
+        c ^= ch
+    return '$%s*%02X\r\n' % (body, c)
+
+
+def dm(v, lat):
+    a = abs(v)
+    d = int(a)
+    m = (a - d) * 60.0
+    if m >= 59.999995:
+        d += 1
+        m = 0.0
+    return (('%02d%08.5f' if lat else '%03d%08.5f') % (d, m),
+            ('N' if v >= 0 else 'S') if lat else ('E' if v >= 0 else 'W'))
+
+
+def zigzag_track(track):
+    c = corners()
+    t0 = 1_795_000_000
+    total = LEGS * LEG_M
+    n = int(total / SPEED)
+    with open(track, 'w', newline='') as out:
+        for e in range(n + 1):
+            s = min(total, e * SPEED)
+            leg = min(LEGS - 1, int(s // LEG_M))
+            f = (s - leg * LEG_M) / LEG_M
+            (x0, y0), (x1, y1) = c[leg], c[leg + 1]
+            h = HEADINGS[leg]
+            wob = 2.0 * math.sin(e * 0.7)
+            x = x0 + (x1 - x0) * f + wob * math.cos(math.radians(h))
+            y = y0 + (y1 - y0) * f - wob * math.sin(math.radians(h))
+            lat, lon = to_latlon(x, y)
+            tm = __import__('time').gmtime(t0 + e)
+            hms = '%02d%02d%02d.00' % (tm.tm_hour, tm.tm_min, tm.tm_sec)
+            date = '%02d%02d%02d' % (tm.tm_mday, tm.tm_mon, tm.tm_year % 100)
+            la, ns = dm(lat, True)
+            lo, ew = dm(lon, False)
+            out.write(cksum('GPRMC,%s,A,%s,%s,%s,%s,%.2f,%.1f,%s,,,A'
+                            % (hms, la, ns, lo, ew, SPEED / 0.514444, h, date)))
+            out.write(cksum('GPGGA,%s,%s,%s,%s,%s,1,10,0.9,520.0,M,47.9,M,,' % (hms, la, ns, lo, ew)))
+            out.write(cksum('GPGSA,A,3,01,02,03,04,05,06,07,08,09,10,,,1.6,0.9,1.3'))
+
+
+def main():
+    a = sys.argv[1:]
+    if len(a) == 3 and a[0] == 'follow':
+        follow(a[1], a[2])
+    elif len(a) == 3 and a[0] == 'zigzag':
+        zigzag(int(a[1]), a[2])
+    elif len(a) == 2 and a[0] == 'zigzag-track':
+        zigzag_track(a[1])
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,44 @@
+#!/bin/sh
+# make sanitize: the whole test suite under ThreadSanitizer, then under AddressSanitizer.
+#
+#   Scripts/sanitize.sh [thread|address]...   (default: both, thread first)
+#
+# Each sanitizer builds into its own scratch path (/tmp/build-tsan, /tmp/build-asan; override
+# with SANITIZE_SCRATCH_PREFIX) so it never fights the normal .build. Swift Testing only
+# (--disable-xctest): libXCTest's own allocations trip LeakSanitizer (docs/hardening.md). The
+# elapsed time of each build and test run is printed as "sanitize: NAME build=S test=S result".
+set -eu
+cd "$(dirname "$0")/.."
+[ -d /opt/swift/usr/bin ] && PATH="/opt/swift/usr/bin:$PATH"
+
+PREFIX=${SANITIZE_SCRATCH_PREFIX:-/tmp/build-}
+[ "$#" -gt 0 ] || set -- thread address
+status=0
+for sanitizer in "$@"; do
+  case $sanitizer in
+    thread) scratch=${PREFIX}tsan ;;
+    address) scratch=${PREFIX}asan ;;
+    *) echo "sanitize: unknown sanitizer '$sanitizer' (thread or address)" >&2; exit 2 ;;
+  esac
+  t0=$(date +%s)
+  swift build --build-tests --sanitize="$sanitizer" --scratch-path "$scratch" >&2
+  t1=$(date +%s)
+  # halt_on_error makes the first report fail the run instead of scrolling past.
+  if TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1} \
+    ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:halt_on_error=1} \
+    swift test --skip-build --disable-xctest --sanitize="$sanitizer" --scratch-path "$scratch" \
+    > "$scratch/sanitize-test.log" 2>&1; then
+    result=passed
+  else
+    result=FAILED
+    status=1
+    grep -E 'WARNING: ThreadSanitizer|ERROR: AddressSanitizer|SUMMARY|✘|failed' \
+      "$scratch/sanitize-test.log" | head -n 40 >&2 || true
+  fi
+  t2=$(date +%s)
+  tests=$(grep -Eo 'Test run with [0-9]+ tests? in [0-9]+ suites? (passed|failed)[^.]*' \
+    "$scratch/sanitize-test.log" | tail -n 1)
+  printf 'sanitize: %s build=%ss test=%ss %s (%s; log %s)\n' "$sanitizer" "$((t1 - t0))" \
+    "$((t2 - t1))" "$result" "${tests:-no summary}" "$scratch/sanitize-test.log"
+done
+exit "$status"
