@@ -31,7 +31,7 @@ let package = Package(
       name: "Wire", dependencies: ["Guidance", "Routes", "Geodesy", "JSON"],
       swiftSettings: swiftSettings),
     .target(
-      name: "Simulation", dependencies: ["Routes", "Geodesy"],
+      name: "Simulation", dependencies: ["Routes", "Geodesy", "NMEA"],
       swiftSettings: swiftSettings),
 
     // gpsd: libgps (system library), a C shim that hides struct gps_data_t and every libgps API

@@ -25,10 +25,10 @@ public enum NativeRouteFormat {
   /// Validates an already parsed JSON value as a native route document.
   public static func decode(_ value: JSONValue) throws(RouteDocumentError) -> RouteDocument {
     var r = Reader()
-    let root = try r.object(value, "")
-    let source = try r.place(r.require(root, "source", ""), "source")
-    let destination = try r.place(r.require(root, "destination", ""), "destination")
-    let routesValue = try r.array(r.require(root, "routes", ""), "routes")
+    let root = try R.object(value, "")
+    let source = try r.place(R.require(root, "source", ""), "source")
+    let destination = try r.place(R.require(root, "destination", ""), "destination")
+    let routesValue = try R.array(R.require(root, "routes", ""), "routes")
     guard !routesValue.isEmpty else {
       throw RouteDocumentError(.emptyRoutes, path: "routes", "the document has no routes")
     }
@@ -99,84 +99,34 @@ public enum NativeRouteFormat {
   }
 }
 
-/// Typed access to JSON with path-carrying errors.
+/// The native document's structure, read with ``JSONPathReader`` (shared with the importers).
+private typealias R = JSONPathReader
+
 private struct Reader {
-  func object(_ v: JSONValue, _ path: String) throws(RouteDocumentError) -> JSONObject {
-    guard case .object(let o) = v else { throw wrongType(v, "an object", path) }
-    return o
-  }
-
-  func array(_ v: JSONValue, _ path: String) throws(RouteDocumentError) -> [JSONValue] {
-    guard case .array(let a) = v else { throw wrongType(v, "an array", path) }
-    return a
-  }
-
-  func require(_ o: JSONObject, _ key: String, _ path: String) throws(RouteDocumentError)
-    -> JSONValue
-  {
-    guard let v = o[key] else {
-      throw RouteDocumentError(
-        .missingField, path: join(path, key), "missing required field '\(key)'")
-    }
-    return v
-  }
-
-  func string(_ v: JSONValue, _ path: String) throws(RouteDocumentError) -> String {
-    guard case .string(let s) = v else { throw wrongType(v, "a string", path) }
-    return s
-  }
-
-  func bool(_ v: JSONValue, _ path: String) throws(RouteDocumentError) -> Bool {
-    guard case .bool(let b) = v else { throw wrongType(v, "true or false", path) }
-    return b
-  }
-
-  func number(_ v: JSONValue, _ path: String) throws(RouteDocumentError) -> Double {
-    guard case .number(let d) = v else { throw wrongType(v, "a number", path) }
-    guard d.isFinite else {
-      throw RouteDocumentError(.invalidValue, path: path, "not a finite number")
-    }
-    return d
-  }
-
-  func distance(_ v: JSONValue, _ path: String) throws(RouteDocumentError) -> Double {
-    let d = try number(v, path)
-    guard d >= 0 else {
-      throw RouteDocumentError(
-        .negativeDistance, path: path, "negative value \(d) (must be ≥ 0)")
-    }
-    return d
-  }
-
-  func wrongType(_ v: JSONValue, _ expected: String, _ path: String) -> RouteDocumentError {
-    RouteDocumentError(.wrongType, path: path, "expected \(expected), found \(v.typeName)")
-  }
-
-  func join(_ path: String, _ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
 
   func coordinate(_ o: JSONObject, _ path: String) throws(RouteDocumentError) -> Coordinate {
-    let lat = try number(require(o, "latitude", path), join(path, "latitude"))
-    let lon = try number(require(o, "longitude", path), join(path, "longitude"))
+    let lat = try R.number(R.require(o, "latitude", path), R.join(path, "latitude"))
+    let lon = try R.number(R.require(o, "longitude", path), R.join(path, "longitude"))
     guard abs(lat) <= 90 else {
       throw RouteDocumentError(
-        .invalidCoordinate, path: join(path, "latitude"), "latitude \(lat) is outside −90…90")
+        .invalidCoordinate, path: R.join(path, "latitude"), "latitude \(lat) is outside −90…90")
     }
     guard abs(lon) <= 180 else {
       throw RouteDocumentError(
-        .invalidCoordinate, path: join(path, "longitude"),
+        .invalidCoordinate, path: R.join(path, "longitude"),
         "longitude \(lon) is outside −180…180")
     }
     return Coordinate(latitude: lat, longitude: lon)
   }
 
   func place(_ v: JSONValue, _ path: String) throws(RouteDocumentError) -> Place {
-    let o = try object(v, path)
-    let name = try string(require(o, "name", path), join(path, "name"))
+    let o = try R.object(v, path)
+    let name = try R.string(R.require(o, "name", path), R.join(path, "name"))
     return Place(name: name, coordinate: try coordinate(o, path))
   }
 
   func transport(_ v: JSONValue, _ path: String) throws(RouteDocumentError) -> TransportType {
-    let s = try string(v, path)
+    let s = try R.string(v, path)
     guard let t = TransportType(rawValue: s) else {
       throw RouteDocumentError(
         .invalidValue, path: path,
@@ -186,28 +136,30 @@ private struct Reader {
   }
 
   mutating func route(_ v: JSONValue, _ path: String) throws(RouteDocumentError) -> Route {
-    let o = try object(v, path)
-    let name = try string(require(o, "name", path), join(path, "name"))
-    let distance = try self.distance(require(o, "distance", path), join(path, "distance"))
-    let time = try self.distance(
-      require(o, "expectedTravelTime", path), join(path, "expectedTravelTime"))
+    let o = try R.object(v, path)
+    let name = try R.string(R.require(o, "name", path), R.join(path, "name"))
+    let distance = try R.nonNegative(R.require(o, "distance", path), R.join(path, "distance"))
+    let time = try R.nonNegative(
+      R.require(o, "expectedTravelTime", path), R.join(path, "expectedTravelTime"))
     let transport = try self.transport(
-      require(o, "transportType", path), join(path, "transportType"))
-    let hasTolls = try o["hasTolls"].map { (v) throws(RouteDocumentError) in
-      try bool(v, join(path, "hasTolls"))
-    } ?? false
-    let hasHighways = try o["hasHighways"].map { (v) throws(RouteDocumentError) in
-      try bool(v, join(path, "hasHighways"))
-    } ?? false
+      R.require(o, "transportType", path), R.join(path, "transportType"))
+    let hasTolls =
+      try o["hasTolls"].map { (v) throws(RouteDocumentError) in
+        try R.bool(v, R.join(path, "hasTolls"))
+      } ?? false
+    let hasHighways =
+      try o["hasHighways"].map { (v) throws(RouteDocumentError) in
+        try R.bool(v, R.join(path, "hasHighways"))
+      } ?? false
     var advisories: [String] = []
     if let a = o["advisoryNotices"] {
-      let ap = join(path, "advisoryNotices")
-      for (i, n) in try array(a, ap).enumerated() {
-        advisories.append(try string(n, "\(ap)[\(i)]"))
+      let ap = R.join(path, "advisoryNotices")
+      for (i, n) in try R.array(a, ap).enumerated() {
+        advisories.append(try R.string(n, "\(ap)[\(i)]"))
       }
     }
-    let stepsPath = join(path, "steps")
-    let stepValues = try array(require(o, "steps", path), stepsPath)
+    let stepsPath = R.join(path, "steps")
+    let stepValues = try R.array(R.require(o, "steps", path), stepsPath)
     guard stepValues.count >= 2 else {
       throw RouteDocumentError(
         .invalidValue, path: stepsPath,
@@ -218,29 +170,30 @@ private struct Reader {
     var waypointCount = 0
     for (i, sv) in stepValues.enumerated() {
       let sp = "\(stepsPath)[\(i)]"
-      let so = try object(sv, sp)
-      let instructions = try string(require(so, "instructions", sp), join(sp, "instructions"))
+      let so = try R.object(sv, sp)
+      let instructions = try R.string(R.require(so, "instructions", sp), R.join(sp, "instructions"))
       var notice: String?
-      if let n = so["notice"], n != .null { notice = try string(n, join(sp, "notice")) }
-      let d = try self.distance(require(so, "distance", sp), join(sp, "distance"))
-      let t = try so["transportType"].map { (v) throws(RouteDocumentError) in
-        try self.transport(v, join(sp, "transportType"))
-      } ?? transport
-      let pp = join(sp, "polyline")
-      let points = try array(require(so, "polyline", sp), pp)
+      if let n = so["notice"], n != .null { notice = try R.string(n, R.join(sp, "notice")) }
+      let d = try R.nonNegative(R.require(so, "distance", sp), R.join(sp, "distance"))
+      let t =
+        try so["transportType"].map { (v) throws(RouteDocumentError) in
+          try self.transport(v, R.join(sp, "transportType"))
+        } ?? transport
+      let pp = R.join(sp, "polyline")
+      let points = try R.array(R.require(so, "polyline", sp), pp)
       var polyline: [Coordinate] = []
       polyline.reserveCapacity(points.count)
       for (k, pv) in points.enumerated() {
         let ptPath = "\(pp)[\(k)]"
-        polyline.append(try coordinate(object(pv, ptPath), ptPath))
+        polyline.append(try coordinate(R.object(pv, ptPath), ptPath))
       }
       var waypoint: Int?
       if let w = so["waypoint"], w != .null {
-        let wn = try number(w, join(sp, "waypoint"))
+        let wn = try R.number(w, R.join(sp, "waypoint"))
         waypointCount += 1
         guard wn == Double(waypointCount) else {
           throw RouteDocumentError(
-            .invalidValue, path: join(sp, "waypoint"),
+            .invalidValue, path: R.join(sp, "waypoint"),
             "waypoints must be numbered 1, 2, … in order (expected \(waypointCount))")
         }
         waypoint = waypointCount

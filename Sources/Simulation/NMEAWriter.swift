@@ -1,4 +1,5 @@
 import Geodesy
+import NMEA
 
 /// Writes fixes as NMEA 0183 sentences the way a typical receiver does.
 public enum NMEAWriter {
@@ -108,12 +109,7 @@ public enum NMEAWriter {
   }
 
   /// `$` + body + `*` + checksum + CR LF.
-  public static func frame(_ body: String) -> String {
-    var sum: UInt8 = 0
-    for b in body.utf8 { sum ^= b }
-    let hex = Array("0123456789ABCDEF")
-    return "$\(body)*\(hex[Int(sum >> 4)])\(hex[Int(sum & 15)])\r\n"
-  }
+  public static func frame(_ body: String) -> String { NMEASentence.frame(body) }
 
   static func latitude(_ deg: Double) -> String {
     let a = abs(deg)

@@ -32,6 +32,8 @@ public final class DaemonServices: EngineObserver, @unchecked Sendable {
     var statusText = ""
     var saveFailing = false
     var waitingForGPSD = false
+    /// The fingerprint of the route being saved, computed once per route.
+    var fingerprint: (index: Int, value: String)?
   }
 
   public init(
@@ -75,13 +77,22 @@ public final class DaemonServices: EngineObserver, @unchecked Sendable {
       return (due, text)
     }
     if let status { notifier.status(status) }
-    if save, let snapshot = session.snapshot { saveProgress(snapshot, session.document) }
+    if save, let snapshot = session.snapshot {
+      let fingerprint = lock.withLock { m in
+        if let f = m.fingerprint, f.index == snapshot.routeIndex { return f.value }
+        let value = StateStore.fingerprint(session.document, snapshot.routeIndex)
+        m.fingerprint = (snapshot.routeIndex, value)
+        return value
+      }
+      saveProgress(snapshot, fingerprint: fingerprint)
+    }
   }
 
   public func sessionChanged(_ session: NavigationSession?) {
     lock.withLock {
       $0.savedStep = nil
       $0.savedAnnouncements = -1
+      $0.fingerprint = nil
     }
     guard let session else {
       notifier.status("guidance cancelled")
@@ -105,9 +116,9 @@ public final class DaemonServices: EngineObserver, @unchecked Sendable {
     queue.async { self.report { try store.saveRoute(document, routeIndex: index, routeFile: file) } }
   }
 
-  private func saveProgress(_ snapshot: NavigationSession.Snapshot, _ document: RouteDocument) {
+  private func saveProgress(_ snapshot: NavigationSession.Snapshot, fingerprint: String) {
     guard let store else { return }
-    queue.async { self.report { try store.saveProgress(snapshot, of: document) } }
+    queue.async { self.report { try store.saveProgress(snapshot, fingerprint: fingerprint) } }
   }
 
   /// Waits until every queued write is done (at shutdown).

@@ -41,7 +41,7 @@ public struct StateStore: Sendable {
   }
 
   /// A short fingerprint of one alternative, so progress saved for another route is refused.
-  static func fingerprint(_ document: RouteDocument, _ index: Int) -> String {
+  public static func fingerprint(_ document: RouteDocument, _ index: Int) -> String {
     guard document.routes.indices.contains(index) else { return "" }
     let r = document.routes[index]
     let points = r.steps.reduce(0) { $0 + $1.polyline.count }
@@ -68,10 +68,16 @@ public struct StateStore: Sendable {
   public func saveProgress(_ snapshot: NavigationSession.Snapshot, of document: RouteDocument)
     throws
   {
+    try saveProgress(snapshot, fingerprint: Self.fingerprint(document, snapshot.routeIndex))
+  }
+
+  /// Writes the progress with a route fingerprint computed once by the caller (it walks the
+  /// whole route, which a save every few seconds should not repeat).
+  public func saveProgress(_ snapshot: NavigationSession.Snapshot, fingerprint: String) throws {
     var p = JSONObject()
     p.append("format", .string(Self.format))
     p.append("version", .number(Self.version))
-    p.append("route", .string(Self.fingerprint(document, snapshot.routeIndex)))
+    p.append("route", .string(fingerprint))
     p.append("routeIndex", .number(Double(snapshot.routeIndex)))
     p.append("distanceAlong", .number(snapshot.distanceAlong))
     p.append("currentStep", .number(Double(snapshot.currentStep)))
