@@ -2,7 +2,6 @@ import Glibc
 import Wire
 public import Guidance
 public import Routes
-import Synchronization
 
 /// What a daemon run did.
 public struct DaemonReport: Sendable {
@@ -184,7 +183,7 @@ public struct DaemonExtras: Sendable {
 /// Hands socket commands to the engine's input stream; before the engine runs, they are
 /// refused as `unavailable`. Give ``handler`` to `SubscriberServer.start(_:commands:)`.
 public final class CommandRelay: Sendable {
-  private let inputs = Mutex<EngineInputs?>(nil)
+  private let inputs = Locked<EngineInputs?>(nil)
 
   public init() {}
 
@@ -204,8 +203,8 @@ public final class CommandRelay: Sendable {
 
 /// A value shared between tasks, behind a lock.
 final class LockedValue<T: Sendable>: Sendable {
-  private let mutex: Mutex<T>
-  init(_ value: T) { mutex = Mutex(value) }
+  private let mutex: Locked<T>
+  init(_ value: T) { mutex = Locked(value) }
   var value: T { mutex.withLock { $0 } }
   func set(_ value: T) { mutex.withLock { $0 = value } }
 }

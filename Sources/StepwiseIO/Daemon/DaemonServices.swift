@@ -3,7 +3,6 @@ import Glibc
 import Guidance
 import Phrasebook
 import Routes
-import Synchronization
 import Wire
 
 /// What the daemon does around guidance for systemd and for restarts: saves the state
@@ -19,7 +18,7 @@ public final class DaemonServices: EngineObserver, @unchecked Sendable {
   public let store: StateStore?
   public let routeFile: String?
   private let queue = DispatchQueue(label: "stepwised.state")
-  private let lock = Mutex(Mutable())
+  private let lock = Locked(Mutable())
   private let phrasebook: Phrasebook
   /// Seconds between two progress saves while the step stays the same.
   public var saveInterval = 3.0

@@ -1,5 +1,4 @@
 public import Guidance
-import Synchronization
 public import Wire
 
 /// Something the engine publishes: a guidance event or a change of the fix source.
@@ -58,7 +57,7 @@ public final class EventPublisher: Sendable {
     var finished = false
   }
 
-  private let registry = Mutex(Registry())
+  private let registry = Locked(Registry())
 
   public init() {}
 

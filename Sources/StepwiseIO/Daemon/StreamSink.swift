@@ -34,7 +34,7 @@ public final class StreamSink: EventSink {
   public let format: Format
   /// Bytes that may wait before the oldest lines are dropped.
   public let capacity: Int
-  private let state = Mutex(Queue())
+  private let state = Locked(Queue())
   private let writer = DispatchQueue(label: "stepwise.stream-sink")
   private let room = DispatchSemaphore(value: 0)
 

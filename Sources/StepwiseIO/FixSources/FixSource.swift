@@ -90,5 +90,5 @@ func runBlocking<T: Sendable>(
 
 /// A continuation resumed at most once, by whoever comes first.
 private final class ContinuationBox<T: Sendable>: Sendable {
-  let slot = Mutex<CheckedContinuation<T?, Never>?>(nil)
+  let slot = Locked<CheckedContinuation<T?, Never>?>(nil)
 }

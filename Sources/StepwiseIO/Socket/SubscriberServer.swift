@@ -3,7 +3,6 @@ import Glibc
 public import Guidance
 public import JSON
 public import Routes
-import Synchronization
 import Wire
 
 /// Publishes guidance to the clients of a Unix stream socket and takes their commands
@@ -24,7 +23,7 @@ import Wire
 /// Concurrency: all mutable state, the connections included, lives on one private serial
 /// `DispatchQueue`; its read and write sources run there too. That confinement is the invariant
 /// behind `@unchecked Sendable`. The pending-event list is the only state shared with other
-/// threads, and it is inside a `Mutex`.
+/// threads, and it is inside a `Locked`.
 ///
 /// Integration (the engine, issue 3; see also ``SocketOptions``):
 /// 1. `let server = try socketOptions.map { try SubscriberServer.start($0, commands: handler) }`
@@ -96,7 +95,7 @@ public final class SubscriberServer: @unchecked Sendable {
     var scheduled = false
     var stopped = false
   }
-  private let pending = Mutex(Pending())
+  private let pending = Locked(Pending())
 
   // State confined to `queue`.
   private var acceptSource: (any DispatchSourceRead)?
