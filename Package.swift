@@ -67,14 +67,15 @@ let package = Package(
       exclude: ["Fixtures"],
       swiftSettings: swiftSettings),
 
-    // Fuzzing and benchmarks (Scripts/fuzz.sh, Scripts/bench.sh). Each *Fuzz target is a
-    // libFuzzer entry point: `swift build -c release --sanitize=fuzzer --sanitize=address
-    // --product NMEAFuzz`; a plain build links it as a no-op.
-    .executableTarget(name: "NMEAFuzz", dependencies: ["NMEA", "Geodesy"]),
-    .executableTarget(name: "JSONFuzz", dependencies: ["JSON"]),
-    .executableTarget(name: "RouteFuzz", dependencies: ["Routes", "StepwiseIO"]),
-    .executableTarget(name: "GPSDFuzz", dependencies: ["GPSD", "Geodesy"]),
-    .executableTarget(name: "CommandFuzz", dependencies: ["Wire"]),
+    // Fuzzing and benchmarks (Scripts/fuzz.sh, Scripts/bench.sh). StepwiseFuzz is the
+    // libFuzzer entry point of all five fuzz targets, chosen by STEPWISE_FUZZ_TARGET, so one
+    // instrumented build serves them all: `swift build -c release --sanitize=fuzzer
+    // -Xswiftc -sanitize=fuzzer,address --product StepwiseFuzz` (why those flags: fuzz.sh);
+    // a plain build links it as a no-op.
+    .executableTarget(
+      name: "StepwiseFuzz",
+      dependencies: ["GPSD", "Geodesy", "JSON", "NMEA", "Routes", "StepwiseIO", "Wire"],
+      swiftSettings: swiftSettings),
     .executableTarget(
       name: "StepwiseBench",
       dependencies: ["Geodesy", "Guidance", "NMEA", "Phrasebook", "Routes", "StepwiseIO"],

@@ -1,9 +1,33 @@
 #!/bin/sh
 # The whole test suite, as CI runs it: a warnings-as-errors build with the target-import
-# check, then every test (unit, property, scenario and end-to-end against the built binaries).
+# check, every test (unit, property, scenario and end-to-end against the built binaries), then
+# the suite again under ThreadSanitizer and AddressSanitizer (Scripts/sanitize.sh) and a
+# one-minute fuzz smoke run of all five fuzz targets (Scripts/fuzz.sh). Each phase prints
+# "ci: PHASE seconds=N" (docs/hardening.md has the figures and why each phase is there).
+#
+# Scratch paths: the normal build in $CI_SCRATCH (default .build), the sanitizers in
+# ${SANITIZE_SCRATCH_PREFIX}tsan and ...asan (default /tmp/build-), the fuzz build in
+# $FUZZ_SCRATCH (default /tmp/build-fuzz) and its corpus in $FUZZ_WORK (default
+# /tmp/stepwise-fuzz).
 set -eu
 cd "$(dirname "$0")/.."
 [ -d /opt/swift/usr/bin ] && PATH="/opt/swift/usr/bin:$PATH"
+SCRATCH=${CI_SCRATCH:-.build}
+
+# phase NAME COMMAND...: runs COMMAND and prints how long it took. A failed phase fails CI, but
+# the later phases still run (each builds what it needs), so one run reports every phase.
+failed=""
+phase() {
+  name=$1
+  shift
+  start=$(date +%s)
+  if "$@"; then
+    printf 'ci: %s seconds=%s\n' "$name" "$(($(date +%s) - start))"
+  else
+    printf 'ci: %s FAILED after %s s\n' "$name" "$(($(date +%s) - start))" >&2
+    failed="$failed $name"
+  fi
+}
 
 # The pure core must not import Foundation, Dispatch or the whole of Glibc.
 if grep -rnE '^(public )?import (Foundation|Glibc|Dispatch)$' \
@@ -13,8 +37,20 @@ if grep -rnE '^(public )?import (Foundation|Glibc|Dispatch)$' \
   exit 1
 fi
 
-swift build --build-tests -Xswiftc -warnings-as-errors \
-  --explicit-target-dependency-import-check error
+ci_start=$(date +%s)
+phase build swift build --build-tests -Xswiftc -warnings-as-errors \
+  --explicit-target-dependency-import-check error --scratch-path "$SCRATCH"
+[ -z "$failed" ] || exit 1
 # The systemd units: verify without warnings, exposure at most 1.5.
-sh Scripts/check-units.sh systemd .build/debug 15
-swift test --skip-build --disable-xctest
+phase units sh Scripts/check-units.sh systemd "$SCRATCH/debug" 15
+phase test swift test --skip-build --disable-xctest --scratch-path "$SCRATCH"
+# The whole suite under each sanitizer (each its own build), then about a minute of fuzzing:
+# 12 s for each of the five targets, one instrumented build for all of them.
+phase tsan sh Scripts/sanitize.sh thread
+phase asan sh Scripts/sanitize.sh address
+phase fuzz-smoke sh Scripts/fuzz.sh 12
+printf 'ci: total seconds=%s\n' "$(($(date +%s) - ci_start))"
+if [ -n "$failed" ]; then
+  echo "ci: FAILED:$failed" >&2
+  exit 1
+fi

@@ -2,20 +2,24 @@
 # Fuzzes Stepwise's input parsers with libFuzzer and AddressSanitizer.
 #
 #   Scripts/fuzz.sh [SECONDS] [TARGET...]   run each target for SECONDS (default 10)
-#   Scripts/fuzz.sh --runs N [TARGET...]    run each target for N executions (make fuzz: 10 million)
+#   Scripts/fuzz.sh --runs N [--max-time S] [TARGET...]
+#                                           run each target for N executions (make fuzz: 10
+#                                           million), or for S seconds if that comes first
 #   Scripts/fuzz.sh --record FILE ...       also add a row per target to FILE's table between
 #                                           `<!-- fuzz:begin -->` and `<!-- fuzz:end -->`
 #
 # Targets: NMEAFuzz (NMEAReader), JSONFuzz (JSONParser/JSONWriter round trip), RouteFuzz (every
 # route importer through RouteFiles.decode), GPSDFuzz (gpsd JSON capture reader), CommandFuzz
-# (socket line framer + command parser). Each starts from a seed corpus copied from the repository's
-# fixtures into $FUZZ_WORK/corpus/TARGET (default /tmp/stepwise-fuzz, never committed); what
-# libFuzzer learns is kept there between runs. A crash stops the script with status 1 and leaves
+# (socket line framer + command parser). All five live in one executable, StepwiseFuzz
+# (STEPWISE_FUZZ_TARGET picks the target), built once into $FUZZ_SCRATCH (default
+# /tmp/build-fuzz). Each target starts from a seed corpus copied from the repository's fixtures
+# into $FUZZ_WORK/corpus/TARGET (default /tmp/stepwise-fuzz, never committed); what libFuzzer
+# learns is kept there between runs. A crash stops the script with status 1 and leaves
 # crash-*/oom-*/timeout-* in $FUZZ_WORK/artifacts/TARGET/; commit the input as a regression test
 # under Tests/StepwiseTests/Fixtures/fuzz-regressions/.
 #
-# The smoke run CI calls: `sh Scripts/fuzz.sh 10` (five targets, about a minute with the build
-# cached). A summary line per target goes to standard output: "fuzz: TARGET runs=N seconds=S".
+# The smoke run CI calls: `sh Scripts/fuzz.sh 12` (five targets, a minute plus one build). A
+# summary line per target goes to standard output: "fuzz: TARGET RESULT runs=N seconds=S ...".
 set -eu
 cd "$(dirname "$0")/.."
 [ -d /opt/swift/usr/bin ] && PATH="/opt/swift/usr/bin:$PATH"
@@ -24,6 +28,7 @@ SCRATCH=${FUZZ_SCRATCH:-/tmp/build-fuzz}
 WORK=${FUZZ_WORK:-/tmp/stepwise-fuzz}
 SECONDS_PER_TARGET=10
 RUNS=""
+MAX_TIME=""
 RECORD=""
 if [ "${1:-}" = "--record" ]; then
   RECORD=$2
@@ -32,6 +37,10 @@ fi
 if [ "${1:-}" = "--runs" ]; then
   RUNS=$2
   shift 2
+  if [ "${1:-}" = "--max-time" ]; then
+    MAX_TIME=$2
+    shift 2
+  fi
 elif [ -n "${1:-}" ] && [ "${1#[0-9]}" != "$1" ]; then
   SECONDS_PER_TARGET=$1
   shift
@@ -96,58 +105,89 @@ seed() {
   esac
 }
 
+# One build for all five targets. Flags: SwiftPM turns each --sanitize into its own -sanitize=
+# flag, in an order that changes from one `swift build` to the next (so every call rebuilt
+# everything), and swiftc keeps only the last one (so each module got coverage or ASan at
+# random). One --sanitize (fuzzer: libFuzzer's main, -parse-as-library) plus one combined
+# -Xswiftc flag, which comes last and also reaches the link, gives every module both, every time.
+FLAGS="-c release --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address --scratch-path $SCRATCH"
+printf 'fuzz: building StepwiseFuzz into %s\n' "$SCRATCH" >&2
+build_start=$(date +%s)
+# shellcheck disable=SC2086
+nice -n 10 swift build $FLAGS --product StepwiseFuzz >&2
+# shellcheck disable=SC2086
+bin=$(swift build $FLAGS --show-bin-path)/StepwiseFuzz
+printf 'fuzz: build seconds=%s\n' "$(($(date +%s) - build_start))"
+
 status=0
 for target in $TARGETS; do
-  printf 'fuzz: building %s\n' "$target" >&2
-  # One scratch path per target: incremental builds of several fuzz products in one scratch
-  # path have been seen to lose the coverage instrumentation (libFuzzer then finds nothing).
-  scratch=$SCRATCH/$target
-  # SwiftPM passes each --sanitize as its own -sanitize= flag, in an order that changes from run
-  # to run, and swiftc keeps only one of them: one combined flag, last, gets both every time.
-  nice -n 10 swift build -c release --sanitize=fuzzer --sanitize=address \
-    -Xswiftc -sanitize=fuzzer,address --scratch-path "$scratch" --product "$target" >&2
-  bin=$(swift build -c release --sanitize=fuzzer --sanitize=address \
-    -Xswiftc -sanitize=fuzzer,address --scratch-path "$scratch" --show-bin-path)/$target
+  case $target in
+    NMEAFuzz | JSONFuzz | RouteFuzz | GPSDFuzz | CommandFuzz) ;;
+    *)
+      printf 'fuzz: unknown target %s (NMEAFuzz JSONFuzz RouteFuzz GPSDFuzz CommandFuzz)\n' \
+        "$target" >&2
+      exit 2
+      ;;
+  esac
   seed "$target"
   artifacts=$WORK/artifacts/$target
   mkdir -p "$artifacts"
   log=$WORK/$target.log
   if [ -n "$RUNS" ]; then
     limit="-runs=$RUNS"
+    [ -z "$MAX_TIME" ] || limit="$limit -max_total_time=$MAX_TIME"
   else
     limit="-max_total_time=$SECONDS_PER_TARGET"
   fi
   # A binary without coverage counters fuzzes blind; refuse it rather than report a clean run.
-  if ! ASAN_OPTIONS=detect_leaks=0 "$bin" -runs=0 "$WORK/corpus/$target" 2>&1 | grep -q 'INITED cov:'; then
-    printf 'fuzz: %s is not instrumented for coverage; remove %s and run again\n' "$target" \
-      "$scratch" >&2
+  if ! STEPWISE_FUZZ_TARGET=$target ASAN_OPTIONS=detect_leaks=0 "$bin" -runs=0 \
+    "$WORK/corpus/$target" 2>&1 | grep -q 'INITED cov:'; then
+    printf 'fuzz: %s is not instrumented for coverage; remove %s and run again\n' "$bin" \
+      "$SCRATCH" >&2
     status=1
     continue
   fi
   start=$(date +%s)
   # SWIFT_BACKTRACE: the Swift runtime's crash handler would catch a trap first and exit
-  # before libFuzzer saves the input.
-  if SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0} \
-    nice -n 10 "$bin" "$limit" -max_len="$(maxlen "$target")" \
+  # before libFuzzer saves the input. malloc_context_size=0: AddressSanitizer records no stack
+  # for each allocation and free. The fuzzed parsers allocate for nearly every byte, and
+  # recording those stacks took half the time; only a use-after-free or double-free report
+  # would show them (rerun the saved input with ASAN_OPTIONS=detect_leaks=0 to get them).
+  # $limit is deliberately split into its words.
+  # shellcheck disable=SC2086
+  if STEPWISE_FUZZ_TARGET=$target SWIFT_BACKTRACE=enable=no \
+    ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:malloc_context_size=0} \
+    nice -n 10 "$bin" $limit -max_len="$(maxlen "$target")" \
     -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$artifacts/" \
     "$WORK/corpus/$target" > "$log" 2>&1; then
     result=ok
   else
+    code=$?
     result=FAILED
+    # 72 is libFuzzer's exit status when interrupted (SIGINT): stopped by hand, not a finding.
+    [ "$code" -ne 72 ] || result=interrupted
     status=1
   fi
   end=$(date +%s)
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
+  # A run that ended on --max-time (or by hand) before its --runs says how far it got.
+  if [ "$result" = interrupted ]; then
+    result="no finding; interrupted by hand at ${runs:-?} of ${RUNS:-?} executions"
+  elif [ "$result" = ok ] && [ -n "$RUNS" ] && [ "${runs:-0}" -lt "$RUNS" ]; then
+    result="no finding; stopped by --max-time $MAX_TIME s at ${runs:-?} of $RUNS executions"
+  fi
   corpus=$(find "$WORK/corpus/$target" -type f | wc -l)
-  printf 'fuzz: %s %s runs=%s seconds=%s corpus=%s date=%s\n' "$target" "$result" "${runs:-?}" \
-    "$((end - start))" "$corpus" "$(date -u +%Y-%m-%d)"
+  printf 'fuzz: %s %s runs=%s seconds=%s exec/s=%s corpus=%s date=%s\n' "$target" "$result" \
+    "${runs:-?}" "$((end - start))" "${rate:-?}" "$corpus" "$(date -u +%Y-%m-%d)"
   if [ -n "$RECORD" ]; then
-    rate=$(awk -v r="${runs:-0}" -v s="$((end - start))" 'BEGIN { printf "%d", (s > 0 ? r / s : 0) }')
-    row="| $(date -u '+%Y-%m-%d %H:%M') | $target | ${runs:-?} | $((end - start)) s | $rate | $corpus | $result |"
+    row="| $(date -u '+%Y-%m-%d %H:%M') | $target | ${runs:-?} | $((end - start)) s | ${rate:-?} | $corpus | $result |"
+    # Several long runs may finish near each other: each writes through its own temporary file.
     sed "/<!-- fuzz:end -->/i\\
-$row" "$RECORD" > "$RECORD.tmp" && mv "$RECORD.tmp" "$RECORD"
+$row" "$RECORD" > "$RECORD.tmp.$$" && mv "$RECORD.tmp.$$" "$RECORD"
   fi
   if [ "$result" = FAILED ]; then
+    printf 'fuzz: %s log %s\n' "$target" "$log" >&2
     grep -E 'ERROR|Fatal error|SUMMARY|Test unit written|crashed|^ *[0-9]+ .* at /' "$log" |
       head -n 20 >&2 || true
   fi

@@ -13,7 +13,7 @@ struct DaemonIntegrationTests {
     tag: String = "d"
   ) throws -> SpawnedProcess {
     let binary = try #require(productPath("stepwised"), "stepwised is not built")
-    var env = ["PATH": "/usr/bin:/bin"]
+    var env = sanitizerEnvironment(["PATH": "/usr/bin:/bin"])
     for (k, v) in environment { env[k] = v }
     return try SpawnedProcess(
       [binary] + arguments, environment: env, stdoutPath: scratch.file("\(tag).out"),
@@ -159,9 +159,9 @@ struct DaemonIntegrationTests {
     let sock = scratch.file("activated.sock")
     let binary = try #require(productPath("stepwised"))
     let p = try SpawnedProcess(
-      ["/usr/bin/systemd-socket-activate", "-l", sock, "--fdname=subscribers", binary,
+      ["/usr/bin/systemd-socket-activate", "-E", "TSAN_OPTIONS", "-E", "ASAN_OPTIONS", "-l", sock, "--fdname=subscribers", binary,
        "--route", Self.route, "gpsd://127.0.0.1:9"],
-      environment: ["PATH": "/usr/bin:/bin"], stdoutPath: scratch.file("a.out"),
+      environment: sanitizerEnvironment(["PATH": "/usr/bin:/bin"]), stdoutPath: scratch.file("a.out"),
       stderrPath: scratch.file("a.err"))
     defer { p.killGroup() }
     #expect(waitUntil(timeout: 10) { FileManager.default.fileExists(atPath: sock) })
@@ -169,7 +169,7 @@ struct DaemonIntegrationTests {
     let version = c.next(timeout: 5)
     #expect(version?["class"]?.stringValue == "VERSION", "\(p.stderr)")
     p.signal(SIGTERM)
-    #expect(p.wait(timeout: 3) == 0)
+    #expect(p.wait(timeout: 3) == 0, "\(p.stderr)")
   }
 
   @Test func killedWithSIGKILLAndRestartedItResumesWithoutRepeatingPrompts() throws {

@@ -30,7 +30,7 @@ public final class ListeningSocket: Sendable {
   ///   - mode: permission bits of the socket file (0660: owner and group may connect).
   ///   - group: group id of the socket file, or `nil` to keep the daemon's.
   ///   - backlog: the `listen` backlog.
-  /// The corresponding C functions are `socket`, `bind`, `chown`, `chmod` and `listen`.
+  /// The corresponding C functions are `socket`, `bind`, `chown`, `chmod`, `listen` and `link`.
   public static func bind(
     path: String, mode: mode_t = 0o660, group: UInt32? = nil, backlog: Int32 = 128
   )
@@ -38,27 +38,44 @@ public final class ListeningSocket: Sendable {
   {
     try removeStaleSocket(at: path)
     let fd = try SocketCalls.unixStreamSocket()
+    // The socket is bound, given its mode and group and set listening under a staging name
+    // in the same folder, then linked into place: `path` appears only once it listens. Bound
+    // under `path` itself, the file existed a moment before `listen`, and a client that waited
+    // for the file and connected at once was refused (seen under ThreadSanitizer on a loaded
+    // machine). A staging name that would not fit in `sun_path` falls back to `path`.
+    let staging = stagingPath(for: path)
     do throws(SystemError) {
-      let r: Int32 = try SocketCalls.withAddress(path) { address, length in
+      let r: Int32 = try SocketCalls.withAddress(staging) { address, length in
         Glibc.bind(fd, address, length) == 0 ? 0 : errno
       }
-      if r != 0 { throw SystemError(errno: r, function: "bind", subject: path) }
+      if r != 0 { throw SystemError(errno: r, function: "bind", subject: staging) }
       var st = stat()
-      guard lstat(path, &st) == 0 else {
-        throw SystemError(errno: errno, function: "lstat", subject: path)
-      }
       do throws(SystemError) {
-        if let group, chown(path, UInt32.max, group) != 0 {
-          throw SystemError(errno: errno, function: "chown", subject: path)
+        guard lstat(staging, &st) == 0 else {
+          throw SystemError(errno: errno, function: "lstat", subject: staging)
         }
-        if chmod(path, mode) != 0 {
-          throw SystemError(errno: errno, function: "chmod", subject: path)
+        if let group, chown(staging, UInt32.max, group) != 0 {
+          throw SystemError(errno: errno, function: "chown", subject: staging)
+        }
+        if chmod(staging, mode) != 0 {
+          throw SystemError(errno: errno, function: "chmod", subject: staging)
         }
         if listen(fd, backlog) != 0 {
-          throw SystemError(errno: errno, function: "listen", subject: path)
+          throw SystemError(errno: errno, function: "listen", subject: staging)
+        }
+        // `link` rather than `rename`: a socket that another program created at `path` in the
+        // meantime is not replaced, as `bind` would not have replaced it.
+        if staging != path {
+          if link(staging, path) != 0 {
+            let e = errno
+            throw SystemError(
+              errno: e == EEXIST ? EADDRINUSE : e, function: "bind",
+              subject: e == EEXIST ? "\(path) appeared while binding" : path)
+          }
+          unlink(staging)
         }
       } catch {
-        unlink(path)
+        unlink(staging)
         throw error
       }
       return ListeningSocket(fd: fd, boundPath: path, inode: (UInt64(st.st_dev), UInt64(st.st_ino)))
@@ -66,6 +83,16 @@ public final class ListeningSocket: Sendable {
       SocketCalls.close(fd)
       throw error
     }
+  }
+
+  /// A name for binding before the socket appears at `path`: `.stepwise-` and 8 random hex
+  /// digits in the same folder (so `link` stays within one file system), or `path` itself when
+  /// that name would be longer than `sun_path` takes.
+  static func stagingPath(for path: String) -> String {
+    let folder = path.lastIndex(of: "/").map { String(path[...$0]) } ?? ""
+    let suffix = String(UInt32.random(in: .min ... .max), radix: 16)
+    let staging = folder + ".stepwise-" + String(repeating: "0", count: 8 - suffix.count) + suffix
+    return staging.utf8.count < 108 ? staging : path
   }
 
   /// Takes over a descriptor that is already a listening Unix stream socket.
