@@ -33,6 +33,16 @@ public struct LineFramer: Sendable {
 
   /// Feeds bytes as they arrive and returns the items they complete, in order.
   public mutating func feed(_ bytes: some Collection<UInt8>) -> [Item] {
+    // Called from another module this generic is not specialized, and scanning through the
+    // Collection witnesses cost a call and an allocation per byte. Contiguous bytes (arrays,
+    // array slices, buffers: every caller) take one concrete loop instead.
+    if let items = bytes.withContiguousStorageIfAvailable({ feedContiguous($0) }) {
+      return items
+    }
+    return Array(bytes).withUnsafeBufferPointer { feedContiguous($0) }
+  }
+
+  private mutating func feedContiguous(_ bytes: UnsafeBufferPointer<UInt8>) -> [Item] {
     var items: [Item] = []
     var start = bytes.startIndex
     while start != bytes.endIndex {
