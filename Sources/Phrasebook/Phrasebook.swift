@@ -41,10 +41,21 @@ public struct Phrasebook: Phrasing, Sendable {
   /// ("300미터 앞, Rue des Guillemites에서 좌회전입니다.") and uses 앞에서 before instructions
   /// that are already sentences or have no Hangul ("300미터 앞에서 우회전하세요.").
   public func text(for utterance: Utterance) -> String {
+    // Prompts with router text are written byte by byte when that text allows it.
+    if let text = promptText(for: utterance) { return text }
     switch language {
-    case .en: english(utterance)
-    case .ko: korean(utterance)
+    case .en: return english(utterance)
+    case .ko: return korean(utterance)
     }
+  }
+
+  /// About how long a voice takes to say the text for `utterance`, in seconds.
+  ///
+  /// Always equal to `speechDuration(of: text(for: utterance))`, but cheaper: a maneuver
+  /// prompt is measured as it is written into a scratch buffer, and no string is made. The
+  /// engine asks this on most fixes near a maneuver to time its prompts.
+  public func speechDuration(for utterance: Utterance) -> Double {
+    promptSpeechDuration(for: utterance) ?? speechDuration(of: text(for: utterance))
   }
 
   /// About how long a voice takes to say `text`, in seconds.
@@ -54,6 +65,7 @@ public struct Phrasebook: Phrasing, Sendable {
   /// 0.3 s for the voice to start and stop, and never return less than 0.5 s. The estimate
   /// never decreases as text is appended.
   public func speechDuration(of text: String) -> Double {
+    if let seconds = withSimpleText(text, { $0.speechDuration(language) }) { return seconds }
     var seconds = 0.3
     switch language {
     case .en:

@@ -5,6 +5,12 @@ private let finalPunctuation: Set<Character> = [".", "!", "?", "…", "。", "�
 
 /// `text` without surrounding white space.
 func trimmed(_ text: String) -> String {
+  withSimpleText(text) { $0.string($0.trimmed(0..<$0.count), whole: text) }
+    ?? trimmedByCharacter(text)
+}
+
+/// ``trimmed(_:)`` for any text, `Character` by `Character`.
+private func trimmedByCharacter(_ text: String) -> String {
   guard let first = text.firstIndex(where: { !$0.isWhitespace }),
     let last = text.lastIndex(where: { !$0.isWhitespace })
   else { return "" }
@@ -14,6 +20,12 @@ func trimmed(_ text: String) -> String {
 /// `text` trimmed and without its trailing periods, ready to be embedded in a longer sentence
 /// or terminated again (so that "Turn left." never yields "Turn left..").
 func withoutTrailingPeriods(_ text: String) -> String {
+  withSimpleText(text) { $0.string($0.withoutTrailingPeriods(0..<$0.count), whole: text) }
+    ?? withoutTrailingPeriodsByCharacter(text)
+}
+
+/// ``withoutTrailingPeriods(_:)`` for any text, `Character` by `Character`.
+private func withoutTrailingPeriodsByCharacter(_ text: String) -> String {
   var result = trimmed(text)
   while result.last == "." { result.removeLast() }
   return trimmed(result)
@@ -22,6 +34,18 @@ func withoutTrailingPeriods(_ text: String) -> String {
 /// `text` as one sentence: trailing periods are collapsed to one, and "." is appended unless
 /// the text already ends in another sentence mark ("!", "?", "…"). Empty text stays empty.
 func terminated(_ text: String) -> String {
+  let simple = withSimpleText(text) { simple -> String in
+    let kept = simple.withoutTrailingPeriods(0..<simple.count)
+    guard !kept.isEmpty else { return "" }
+    let sentence = simple.string(kept, whole: text)
+    return isFinalPunctuation(simple.scalar(before: kept.upperBound).value)
+      ? sentence : sentence + "."
+  }
+  return simple ?? terminatedByCharacter(text)
+}
+
+/// ``terminated(_:)`` for any text, `Character` by `Character`.
+private func terminatedByCharacter(_ text: String) -> String {
   let text = withoutTrailingPeriods(text)
   guard let last = text.last else { return "" }
   return finalPunctuation.contains(last) ? text : text + "."
@@ -32,6 +56,12 @@ func terminated(_ text: String) -> String {
 /// The first letter is lower-cased unless the first word is an acronym (two or more letters,
 /// all capitals: "US", "BMW") or contains a digit ("I-95", "A1"), which are names.
 func lowercasingLead(_ instruction: String) -> String {
+  rewrittenLead(instruction) { $0.appendLowercasingLead($1) }
+    ?? lowercasingLeadByCharacter(instruction)
+}
+
+/// ``lowercasingLead(_:)`` for any text, `Character` by `Character`.
+private func lowercasingLeadByCharacter(_ instruction: String) -> String {
   // Routers word the arrival in the past tense ("You have arrived at your destination"); said
   // ahead of time it must be the future.
   for past in ["You have arrived", "You have reached"] where instruction.hasPrefix(past) {
@@ -48,6 +78,12 @@ func lowercasingLead(_ instruction: String) -> String {
 
 /// An English instruction as the start of a sentence: the first letter upper-cased.
 func capitalizingLead(_ instruction: String) -> String {
+  rewrittenLead(instruction) { $0.appendCapitalizingLead($1) }
+    ?? capitalizingLeadByCharacter(instruction)
+}
+
+/// ``capitalizingLead(_:)`` for any text, `Character` by `Character`.
+private func capitalizingLeadByCharacter(_ instruction: String) -> String {
   guard let first = instruction.first, first.isLowercase else { return instruction }
   return first.uppercased() + instruction.dropFirst()
 }
@@ -71,6 +107,12 @@ func isHangul(_ character: Character) -> Bool {
 /// else that contains Hangul is a noun phrase, even if it ends in a Latin name or a number
 /// ("…방면 I-95"): 입니다 follows consonants and vowels alike.
 func isKoreanNounPhrase(_ instruction: String) -> Bool {
+  withSimpleText(instruction) { $0.isKoreanNounPhrase }
+    ?? isKoreanNounPhraseByCharacter(instruction)
+}
+
+/// ``isKoreanNounPhrase(_:)`` for any text, `Character` by `Character`.
+private func isKoreanNounPhraseByCharacter(_ instruction: String) -> Bool {
   let text = trimmed(instruction)
   guard text.contains(where: isHangul) else { return false }
   if let last = text.last, "!?！？".contains(last) { return false }
@@ -78,4 +120,21 @@ func isKoreanNounPhrase(_ instruction: String) -> Bool {
   if bare.hasSuffix("시오") { return false }
   guard let last = bare.last else { return false }
   return !"다요죠".contains(last)
+}
+
+/// `instruction` with its lead rewritten by `rewrite` in a ``PromptBuffer``, or `nil` when it
+/// is not simple text or the rewrite leaves simple text.
+private func rewrittenLead(
+  _ instruction: String, _ rewrite: (inout PromptBuffer, SimpleText) -> Void
+) -> String? {
+  withSimpleText(instruction) { simple -> String? in
+    var complete = false
+    let text = String(unsafeUninitializedCapacity: simple.count + 16) { storage in
+      guard var buffer = PromptBuffer(storage) else { return 0 }
+      rewrite(&buffer, simple)
+      complete = buffer.isComplete
+      return complete ? buffer.count : 0
+    }
+    return complete ? text : nil
+  } ?? nil
 }
