@@ -15,6 +15,20 @@
   make_routes.py zigzag-track TRACK.nmea
       The drive along the zigzag route: one epoch per second at 25 m/s (RMC, GGA, GSA), with
       a deterministic lateral wobble of up to 2 m. 12,000 epochs.
+
+  make_routes.py curve POINTS ROUTE.json [NOISE]
+      The zigzag's ten 30 km legs as winding roads: each leg is a chain of 346 arcs of about
+      250 m radius, alternately turning 20 degrees right and left, so the road swings 10 degrees
+      either side of the leg's heading and strays at most 3.8 m from its centre line (301.5 km in
+      all). POINTS points are spread evenly along the arcs (0.3 m apart at 1,000,000 points).
+      Route geometry thinning cannot drop points on a bend beyond about 10 m apart. With NOISE
+      (metres, e.g. 0.08) every other point is moved NOISE to the right and the others NOISE to
+      the left, like digitising noise, so thinning drops nothing at all.
+
+  make_routes.py curve-track TRACK.nmea
+      The drive along the curve route: one epoch per second at 25 m/s (RMC, GGA, GSA), the
+      course following the bends, with the zigzag track's lateral wobble of up to 2 m.
+      12,063 epochs, the last one at the end of the route.
 """
 import math
 import sys
@@ -170,6 +184,91 @@ def zigzag_track(track):
             out.write(cksum('GPGSA,A,3,01,02,03,04,05,06,07,08,09,10,,,1.6,0.9,1.3'))
 
 
+# The curve route: each leg a chain of arcs whose ends lie on the leg's centre line.
+CURVE_ARCS = 346
+CURVE_SWING = 10.0  # degrees either side of the leg's heading
+
+
+def curve_shape():
+    """(radius, arc length, leg length along the arcs) in metres."""
+    half = math.radians(CURVE_SWING)
+    chord = LEG_M / CURVE_ARCS
+    radius = chord / (2 * math.sin(half))
+    arc = radius * 2 * half
+    return radius, arc, arc * CURVE_ARCS
+
+
+def curve_at(s):
+    """Position (x, y metres east and north of the start) and heading (degrees) at `s` metres
+    along the curve route."""
+    radius, arc, leg_len = curve_shape()
+    c = corners()
+    leg = min(LEGS - 1, int(s // leg_len))
+    u = s - leg * leg_len
+    k = min(CURVE_ARCS - 1, int(u // arc))
+    u -= k * arc
+    mean = HEADINGS[leg]
+    chord = LEG_M / CURVE_ARCS
+    x0 = c[leg][0] + k * chord * math.sin(math.radians(mean))
+    y0 = c[leg][1] + k * chord * math.cos(math.radians(mean))
+    phi = u / radius
+    if k % 2 == 0:
+        # a right-hand bend from mean - swing to mean + swing; centre on the right
+        t0 = math.radians(mean - CURVE_SWING)
+        cx, cy = x0 + radius * math.cos(t0), y0 - radius * math.sin(t0)
+        t = t0 + phi
+        return cx - radius * math.cos(t), cy + radius * math.sin(t), math.degrees(t) % 360
+    t0 = math.radians(mean + CURVE_SWING)
+    cx, cy = x0 - radius * math.cos(t0), y0 + radius * math.sin(t0)
+    t = t0 - phi
+    return cx + radius * math.cos(t), cy - radius * math.sin(t), math.degrees(t) % 360
+
+
+def curve(points, route, noise):
+    _, _, leg_len = curve_shape()
+    per_leg = max(2, points // LEGS)
+    steps = []
+    n = 0
+    for leg in range(LEGS):
+        pl = [steps[-1][-1]] if leg > 0 else []
+        for k in range(0 if leg == 0 else 1, per_leg + 1):
+            # the leg's last point is its corner, computed from the leg's own arcs
+            s = leg * leg_len + min(k / per_leg, 1.0) * leg_len
+            x, y, h = curve_at(s - 1e-9 if k == per_leg else s)
+            if noise and 0 < k < per_leg:
+                side = noise if n % 2 == 0 else -noise
+                x += side * math.cos(math.radians(h))
+                y -= side * math.sin(math.radians(h))
+            n += 1
+            pl.append(to_latlon(x, y))
+        steps.append(pl)
+    write_route(route, steps, 'Bench curve %d' % points)
+
+
+def curve_track(track):
+    _, _, leg_len = curve_shape()
+    t0 = 1_795_000_000
+    total = LEGS * leg_len
+    n = int(total / SPEED) + 1  # the last epoch is at the end of the route
+    with open(track, 'w', newline='') as out:
+        for e in range(n + 1):
+            s = min(total, e * SPEED)
+            x, y, h = curve_at(min(s, total - 1e-9))
+            wob = 2.0 * math.sin(e * 0.7)
+            x += wob * math.cos(math.radians(h))
+            y -= wob * math.sin(math.radians(h))
+            lat, lon = to_latlon(x, y)
+            tm = __import__('time').gmtime(t0 + e)
+            hms = '%02d%02d%02d.00' % (tm.tm_hour, tm.tm_min, tm.tm_sec)
+            date = '%02d%02d%02d' % (tm.tm_mday, tm.tm_mon, tm.tm_year % 100)
+            la, ns = dm(lat, True)
+            lo, ew = dm(lon, False)
+            out.write(cksum('GPRMC,%s,A,%s,%s,%s,%s,%.2f,%.1f,%s,,,A'
+                            % (hms, la, ns, lo, ew, SPEED / 0.514444, h, date)))
+            out.write(cksum('GPGGA,%s,%s,%s,%s,%s,1,10,0.9,520.0,M,47.9,M,,' % (hms, la, ns, lo, ew)))
+            out.write(cksum('GPGSA,A,3,01,02,03,04,05,06,07,08,09,10,,,1.6,0.9,1.3'))
+
+
 def main():
     a = sys.argv[1:]
     if len(a) == 3 and a[0] == 'follow':
@@ -178,6 +277,10 @@ def main():
         zigzag(int(a[1]), a[2])
     elif len(a) == 2 and a[0] == 'zigzag-track':
         zigzag_track(a[1])
+    elif len(a) in (3, 4) and a[0] == 'curve':
+        curve(int(a[1]), a[2], float(a[3]) if len(a) == 4 else 0.0)
+    elif len(a) == 2 and a[0] == 'curve-track':
+        curve_track(a[1])
     else:
         sys.exit(__doc__)
 

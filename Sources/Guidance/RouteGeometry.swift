@@ -1,6 +1,8 @@
 public import Geodesy
 public import Routes
 
+import func Glibc.cos
+
 /// One route flattened into a single polyline with distances along it.
 ///
 /// The position of the vehicle is held as `s`, the metres travelled along this polyline from the
@@ -10,9 +12,12 @@ public struct RouteGeometry: Sendable {
   public let points: [Coordinate]
   /// Distance along the route of each point, in metres; `cumulative[0] == 0`.
   public let cumulative: [Double]
-  /// Bearing of the segment starting at each point, degrees clockwise from true north
-  /// (the last entry repeats the previous one).
+  /// Bearing of the segment starting at each point, degrees clockwise from true north,
+  /// 0 ..< 360 (the last entry repeats the previous one).
   public let bearings: [Double]
+  /// Metres per degree of longitude at each point's latitude: the east scale of the local plane
+  /// that the matcher measures a segment in, computed once instead of on every match.
+  let metresPerDegreeLongitude: [Double]
   /// Distance along the route of each step's maneuver, in metres; `stepEnd[0] == 0`.
   public let stepEnd: [Double]
   /// Index into `points` of each step's maneuver point.
@@ -76,9 +81,13 @@ public struct RouteGeometry: Sendable {
     for i in 1..<pts.count where cum[i] == cum[i - 1] && i >= 2 {
       brg[i - 1] = brg[i - 2]
     }
+    // `normalizedBearing` can round a bearing just west of north up to 360, which every use
+    // treats as 0; keeping 0 ..< 360 lets the matcher compare bearings without normalising.
+    for i in brg.indices where brg[i] >= 360 { brg[i] -= 360 }
     points = pts
     cumulative = cum
     bearings = brg
+    metresPerDegreeLongitude = pts.map { earthRadius * cos($0.latitude * .pi / 180) * .pi / 180 }
     stepEndPoint = ends
     stepEnd = ends.map { cum[$0] }
   }
@@ -92,13 +101,69 @@ public struct RouteGeometry: Sendable {
       to: points[j + 1], fraction: min(1, max(0, (s - cumulative[j]) / len)))
   }
 
-  /// The segment that contains distance `s`, found by walking from `start` (cost proportional to
-  /// the distance walked, not to the route length).
+  /// The segment that contains distance `s`, searched from segment `start`.
+  ///
+  /// The result is the segment a walk from `start` would stop at: backwards to the last segment
+  /// starting at or before `s` when `start` begins after `s`, otherwise forwards to the first
+  /// segment ending at or after `s`. (With zero-length segments at `s`, which one is found
+  /// depends on the side the walk comes from.) The search gallops, so its cost grows with the
+  /// logarithm of the number of segments between `start` and the result, not with the route's
+  /// length or point density.
   public func segment(containing s: Double, from start: Int) -> Int {
-    var j = min(max(0, start), segmentCount - 1)
-    while j > 0 && cumulative[j] > s { j -= 1 }
-    while j < segmentCount - 1 && cumulative[j + 1] < s { j += 1 }
-    return j
+    let last = segmentCount - 1
+    let j = min(max(0, start), last)
+    if j > 0 && cumulative[j] > s {
+      // Backwards: the largest i < j with `cumulative[i] > s` false, or 0.
+      return gallop(from: j, step: -1) { i in i > 0 && cumulative[i] > s }
+    }
+    // Forwards: the smallest i ≥ j with `cumulative[i + 1] < s` false, or the last segment.
+    return gallop(from: j, step: 1) { i in i < last && cumulative[i + 1] < s }
+  }
+
+  /// The last segment that starts at or before `s` metres, searched forwards from segment
+  /// `start` (`start` itself when the next one starts after `s`); cost logarithmic in the
+  /// segments passed.
+  func lastSegment(startingAtOrBefore s: Double, from start: Int) -> Int {
+    let last = segmentCount - 1
+    return gallop(from: start, step: 1) { i in i < last && !(cumulative[i + 1] > s) }
+  }
+
+  /// The first segment, not before `limit`, of those from there to `start` that end at or
+  /// after `s` metres, searched backwards from `start`; cost logarithmic in the segments passed.
+  func firstSegment(endingAtOrAfter s: Double, from start: Int, notBefore limit: Int) -> Int {
+    gallop(from: start, step: -1) { i in i > limit && !(cumulative[i] < s) }
+  }
+
+  /// The first index reached from `start`, moving by `step` (±1), at which `goOn` is false.
+  ///
+  /// Equivalent to `var i = start; while goOn(i) { i += step }; return i` for a `goOn` that is
+  /// true up to some point of the walk and false from there on, but after four steps it probes
+  /// 2, 4, 8, … indices ahead and then bisects. `goOn(i)` must be false where `i + step` would
+  /// leave the segments.
+  private func gallop(from start: Int, step: Int, _ goOn: (Int) -> Bool) -> Int {
+    // Short walks, the usual case, are cheapest step by step.
+    var passed = start
+    for _ in 0..<4 {
+      guard goOn(passed) else { return passed }
+      passed += step
+    }
+    guard goOn(passed) else { return passed }
+    let end = step > 0 ? segmentCount - 1 : 0
+    var jump = 2
+    var probe: Int
+    while true {
+      probe = step > 0 ? min(passed + jump, end) : max(passed - jump, end)
+      if !goOn(probe) { break }
+      if probe == end { return probe }
+      passed = probe
+      jump *= 2
+    }
+    // goOn(passed) is true, goOn(probe) is false: bisect between them.
+    while abs(probe - passed) > 1 {
+      let mid = (passed + probe) / 2
+      if goOn(mid) { passed = mid } else { probe = mid }
+    }
+    return probe
   }
 
   /// The step (index ≥ 1) being travelled at distance `s`, searching forward from `from`.
