@@ -66,12 +66,18 @@ ZTRACK=$DATA/zigzag.nmea
 if stale "$ZTRACK" Benchmarks/make_routes.py; then
   python3 Benchmarks/make_routes.py zigzag-track "$ZTRACK"
 fi
+CTRACK=$DATA/curve.nmea
+if stale "$CTRACK" Benchmarks/make_routes.py; then
+  python3 Benchmarks/make_routes.py curve-track "$CTRACK"
+fi
 LENGTHS="100 1000 10000 100000 1000000"
 for p in $LENGTHS; do
-  z=$DATA/zigzag_$p.json
-  if stale "$z" Benchmarks/make_routes.py; then
-    python3 Benchmarks/make_routes.py zigzag "$p" "$z"
-  fi
+  for shape in zigzag curve; do
+    z=$DATA/${shape}_$p.json
+    if stale "$z" Benchmarks/make_routes.py; then
+      python3 Benchmarks/make_routes.py "$shape" "$p" "$z"
+    fi
+  done
 done
 head -n 3 "$NMEA" > "$DATA/one-epoch.nmea"
 
@@ -138,20 +144,27 @@ rate() { awk -v n="$SENTENCES" -v s="$1" 'BEGIN { if (s <= 0) print "n/a"; else 
 # 2. Cost per fix against route length -------------------------------------------------------
 say "2. cost per fix against route length"
 : > "$DATA/perfix.txt"
-first_ns="" last_ns=""
-for p in $LENGTHS; do
-  "$SWBENCH" perfix "$DATA/zigzag_$p.json" "$ZTRACK" 5 > "$DATA/perfix_$p.txt"
-  ns=$(kv "$DATA/perfix_$p.txt" ns_per_fix)
-  [ -n "$first_ns" ] || first_ns=$ns
-  last_ns=$ns
-  printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$p" \
-    "$(awk -v p="$p" 'BEGIN { printf "%.2f", 300000 / p }')" "$(kv "$DATA/perfix_$p.txt" fixes)" \
-    "$(kv "$DATA/perfix_$p.txt" events)" "$(kv "$DATA/perfix_$p.txt" off_route_events)" \
-    "$(kv "$DATA/perfix_$p.txt" arrived)" "$(kv "$DATA/perfix_$p.txt" first_fix_us)" "$ns" \
-    >> "$DATA/perfix.txt"
-  say "  $p points: $ns ns per fix"
-done
-perfix_ratio=$(div "$last_ns" "$first_ns" %.2f)
+# perfix SHAPE TRACK: one table row per route length; sets SHAPE's ratio of largest to smallest.
+perfix() {
+  shape=$1 track=$2 first_ns="" last_ns=""
+  for p in $LENGTHS; do
+    out=$DATA/perfix_${shape}_$p.txt
+    "$SWBENCH" perfix "$DATA/${shape}_$p.json" "$track" 5 > "$out"
+    ns=$(kv "$out" ns_per_fix)
+    [ -n "$first_ns" ] || first_ns=$ns
+    last_ns=$ns
+    printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$shape" "$p" \
+      "$(kv "$out" kept_points)" "$(kv "$out" fixes)" \
+      "$(kv "$out" events)" "$(kv "$out" off_route_events)" \
+      "$(kv "$out" arrived)" "$(kv "$out" first_fix_us)" "$ns" \
+      >> "$DATA/perfix.txt"
+    say "  $shape, $p points: $ns ns per fix"
+  done
+  eval "ratio_$shape=\$(div \"\$last_ns\" \"\$first_ns\" %.2f)"
+}
+perfix zigzag "$ZTRACK"
+perfix curve "$CTRACK"
+perfix_ratio=$(awk -v a="$ratio_zigzag" -v b="$ratio_curve" 'BEGIN { print (a > b ? a : b) }')
 perfix_ok=$(awk -v r="$perfix_ratio" 'BEGIN { print (r <= 1.5 ? "yes" : "**no**") }')
 
 # 3. Route loading ----------------------------------------------------------------------------
@@ -302,20 +315,24 @@ GSV, guides every epoch and prints one JSON event per fix or more.
 
 ## 2. Guidance cost per fix against route length
 
-The same 300 km drive (\`Benchmarks/make_routes.py zigzag-track\`: ten straight 30 km legs, nine
-50° turns, 25 m/s, one epoch per second, 2 m lateral wobble) along routes of the same geometry
-with 100 to 1,000,000 points, so the points get denser, not the route longer. Time of
-\`NavigationSession.ingest\` alone, in process (\`StepwiseBench perfix ROUTE TRACK 5\`, median of 5
-passes, each on a fresh session). The first fix of a session is matched against the whole route
-and is timed apart; "ns per fix" is every later fix.
+Two 300 km drives, each along routes of the same geometry with 100 to 1,000,000 points, so the
+points get denser, not the route longer: *zigzag* (\`Benchmarks/make_routes.py zigzag-track\`:
+ten straight 30 km legs, nine 50° turns) and *curve* (\`make_routes.py curve-track\`: legs made of
+arcs, whose points the route geometry cannot drop as it drops points on a straight line). 25 m/s,
+one epoch per second, 2 m lateral wobble. Time of \`NavigationSession.ingest\` alone, in process
+(\`StepwiseBench perfix ROUTE TRACK 5\`, median of 5 passes, each on a fresh session). "Kept" is
+the number of points left once points within 5 cm of a straight line are dropped. The first fix
+of a session is matched against the whole route and is timed apart; "ns per fix" is every later
+fix.
 
-| route points | point spacing (m) | fixes | events | off-route events | arrived | first fix (µs) | ns per fix |
-|---|---|---|---|---|---|---|---|
+| geometry | route points | kept | fixes | events | off-route events | arrived | first fix (µs) | ns per fix |
+|---|---|---|---|---|---|---|---|---|
 $(cat "$DATA/perfix.txt")
 
-Largest / smallest: **$perfix_ratio×** (goal at most 1.5×: $perfix_ok). \`RouteMatcher.match\` walks every
-segment inside its distance window, so the cost per fix follows the number of points per metre
-of route, not the route's length: routers emit a point every 10-50 m, where the cost is flat.
+Largest / smallest: zigzag **$ratio_zigzag×**, curve **$ratio_curve×** (goal at most 1.5×: $perfix_ok).
+\`RouteMatcher\` searches a tree of segment blocks (each with its chord and bounds on distance and
+bearing) best first from the predicted position, so the work per fix depends neither on the
+route's length nor on its point density.
 
 ## 3. Route loading
 
@@ -353,7 +370,10 @@ $fanout
     $STEPWISED --route $ROUTE --fast --json $NMEA > /dev/null
     gpsdecode < $NMEA > /dev/null
     $VENV/bin/python Benchmarks/pynmea2_parse.py $NMEA
+    python3 Benchmarks/make_routes.py curve-track $CTRACK
+    python3 Benchmarks/make_routes.py curve POINTS $DATA/curve_POINTS.json
     $SWBENCH perfix $DATA/zigzag_POINTS.json $ZTRACK 5
+    $SWBENCH perfix $DATA/curve_POINTS.json $CTRACK 5
     $SWBENCH load $BIG
 EOF
 } > "$OUT.tmp"

@@ -184,6 +184,14 @@ private struct Reader {
       var polyline: [Coordinate] = []
       polyline.reserveCapacity(points.count)
       for (k, pv) in points.enumerated() {
+        // The common case without building the point's JSON path (which only an error needs):
+        // most of a long route's load time went into those strings.
+        if case .object(let o) = pv, case .number(let lat)? = o["latitude"],
+          case .number(let lon)? = o["longitude"], abs(lat) <= 90, abs(lon) <= 180
+        {
+          polyline.append(Coordinate(latitude: lat, longitude: lon))
+          continue
+        }
         let ptPath = "\(pp)[\(k)]"
         polyline.append(try coordinate(R.object(pv, ptPath), ptPath))
       }

@@ -6,6 +6,12 @@
 //                                      (Benchmarks/corpus_table.py compares them with gpsd)
 //   StepwiseBench perfix ROUTE TRACK [REPS]
 //                                      guidance cost per fix (NavigationSession.ingest only)
+//   StepwiseBench pipeline ROUTE TRACK the work of `stepwised --fast --json TRACK > /dev/null`
+//                                      in one thread, stage by stage (read, guide, encode,
+//                                      write), each a function of its own, for callgrind
+//   StepwiseBench phrase ROUTE [REPS]  prompt phrasing alone: each maneuver of the route as the
+//                                      engine phrases it near the turn (three prompts), per
+//                                      language: text(for:) and speechDuration(for:) per call
 import Geodesy
 import Glibc
 import Guidance
@@ -53,6 +59,43 @@ func load(_ path: String) -> (NavigationSession, Double, Double, Int) {
   let t2 = clock.now
   let points = document.routes[0].steps.reduce(0) { $0 + $1.polyline.count }
   return (session, seconds(t1 - t0), seconds(t2 - t1), points)
+}
+
+/// The stages of `pipeline`, kept out of line so callgrind attributes each one's instructions.
+@inline(never) func readStage(_ reader: inout NMEAReader, _ chunk: UnsafeBufferPointer<UInt8>) -> [Fix] {
+  reader.feed(chunk)
+}
+
+@inline(never) func guideStage(
+  _ session: inout NavigationSession, _ fixes: [Fix], into events: inout [NavigationEvent]
+) {
+  for fix in fixes { events.append(contentsOf: session.ingest(fix)) }
+}
+
+@inline(never) func encodeStage(_ events: [NavigationEvent], into out: inout [UInt8]) {
+  for e in events { StreamSink.appendLine(e, format: .json, to: &out) }
+}
+
+@inline(never) func writeStage(_ fd: Int32, _ out: inout [UInt8]) {
+  out.withUnsafeBytes { raw in
+    var offset = 0
+    while offset < raw.count, let base = raw.baseAddress {
+      let n = write(fd, base + offset, raw.count - offset)
+      if n <= 0 { break }
+      offset += n
+    }
+  }
+  out.removeAll(keepingCapacity: true)
+}
+
+/// One prompt text, out of line so callgrind counts its calls; returns its length in bytes.
+@inline(never) func phraseText(_ phrasebook: Phrasebook, _ utterance: Utterance) -> Int {
+  phrasebook.text(for: utterance).utf8.count
+}
+
+/// One prompt's speech duration, out of line so callgrind counts its calls.
+@inline(never) func phraseDuration(_ phrasebook: Phrasebook, _ utterance: Utterance) -> Double {
+  phrasebook.speechDuration(for: utterance)
 }
 
 let args = Array(CommandLine.arguments.dropFirst())
@@ -139,10 +182,95 @@ case ("perfix", 3), ("perfix", 4):
   print("events=\(events)")
   print("off_route_events=\(offRoute)")
   print("arrived=\(arrived)")
+  print("kept_points=\(session.geometry.points.count)")
   print("ns_per_fix=\(Int(median / Double(max(1, fixes.count - 1)) * 1e9))")
   print("first_fix_us=\(Int(firstTimes[firstTimes.count / 2] * 1e6))")
+case ("pipeline", 3):
+  let (loaded, parse, index, points) = load(args[1])
+  var session = loaded
+  let bytes: [UInt8]
+  do { bytes = try readWholeFile(args[2]) } catch { fail("\(error)") }
+  let fd = open("/dev/null", O_WRONLY | O_CLOEXEC)
+  var reader = NMEAReader()
+  var events: [NavigationEvent] = []
+  var out: [UInt8] = []
+  out.reserveCapacity(1 << 17)
+  var spent = [Duration](repeating: .zero, count: 4)
+  var fixCount = 0
+  var lines = 0
+  func run(_ chunk: UnsafeBufferPointer<UInt8>?) {
+    var t = clock.now
+    let fixes = chunk.map { readStage(&reader, $0) } ?? reader.finish()
+    var now = clock.now
+    spent[0] += now - t
+    t = now
+    events.removeAll(keepingCapacity: true)
+    guideStage(&session, fixes, into: &events)
+    now = clock.now
+    spent[1] += now - t
+    t = now
+    encodeStage(events, into: &out)
+    now = clock.now
+    spent[2] += now - t
+    t = now
+    if out.count >= 1 << 16 || chunk == nil { writeStage(fd, &out) }
+    spent[3] += clock.now - t
+    fixCount += fixes.count
+    lines += events.count
+  }
+  bytes.withUnsafeBufferPointer { all in
+    var i = 0
+    while i < all.count {
+      let end = min(all.count, i + 65_536)
+      run(UnsafeBufferPointer(rebasing: all[i..<end]))
+      i = end
+    }
+  }
+  run(nil)
+  print("points=\(points)")
+  print("load_seconds=\(parse)")
+  print("index_seconds=\(index)")
+  print("fixes=\(fixCount)")
+  print("lines=\(lines)")
+  for (name, d) in zip(["read", "guide", "encode", "write"], spent) {
+    print("\(name)_seconds=\(seconds(d))")
+  }
+case ("phrase", 2), ("phrase", 3):
+  let reps = args.count == 3 ? Int(args[2]) ?? 20 : 20
+  for language in Language.allCases {
+    let document: RouteDocument
+    do { document = try RouteFiles.load(args[1], language: language) } catch { fail("\(error)") }
+    let steps = document.routes[0].steps
+    var utterances: [Utterance] = []
+    for (i, step) in steps.enumerated() where !step.instructions.isEmpty {
+      let then = i + 1 < steps.count ? steps[i + 1].instructions : nil
+      utterances.append(.maneuver(instructions: step.instructions, distance: 620, then: nil))
+      utterances.append(.maneuver(instructions: step.instructions, distance: 180, then: then))
+      utterances.append(.maneuver(instructions: step.instructions, distance: nil, then: then))
+    }
+    let phrasebook = Phrasebook(language: language, units: .metric)
+    var bytes = 0
+    var speech = 0.0
+    let t0 = clock.now
+    for _ in 0..<reps {
+      for utterance in utterances { bytes &+= phraseText(phrasebook, utterance) }
+    }
+    let t1 = clock.now
+    for _ in 0..<reps {
+      for utterance in utterances { speech += phraseDuration(phrasebook, utterance) }
+    }
+    let t2 = clock.now
+    let calls = Double(max(1, reps * utterances.count))
+    print("\(language.rawValue)_prompts=\(utterances.count)")
+    print("\(language.rawValue)_text_bytes=\(bytes)")
+    print("\(language.rawValue)_speech_seconds=\(speech)")
+    print("\(language.rawValue)_text_ns_per_call=\(Int(seconds(t1 - t0) / calls * 1e9))")
+    print("\(language.rawValue)_speech_duration_ns_per_call=\(Int(seconds(t2 - t1) / calls * 1e9))")
+  }
 default:
   print(
-    "usage: StepwiseBench nmea TRACK | fixes TRACK | load ROUTE | perfix ROUTE TRACK [REPS]")
+    "usage: StepwiseBench nmea TRACK | fixes TRACK | load ROUTE | perfix ROUTE TRACK [REPS]"
+      + " | pipeline ROUTE TRACK"
+      + " | phrase ROUTE [REPS]")
   exit(2)
 }

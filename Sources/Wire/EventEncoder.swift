@@ -80,9 +80,20 @@ public enum EventEncoder {
     return o
   }
 
-  /// One JSON line (without the newline) for `event`.
+  /// One JSON line (without the newline) for `event`: the bytes of ``write(_:into:)``.
   public static func line(_ event: NavigationEvent) -> String {
-    JSONWriter.string(.object(object(event)))
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(512)
+    EventLineWriter.write(event, into: &bytes)
+    return String(decoding: bytes, as: UTF8.self)
+  }
+
+  /// Appends the JSON line of `event` (without the newline) to `out`.
+  ///
+  /// The bytes are those of ``object(_:)`` written by `JSONWriter`, produced without building
+  /// the object: this is what `stepwised --json` writes for every fix.
+  public static func write(_ event: NavigationEvent, into out: inout [UInt8]) {
+    EventLineWriter.write(event, into: &out)
   }
 
   /// One readable line for `event`, for people watching stdout.
@@ -158,7 +169,14 @@ extension EventEncoder {
 
   /// One JSON line (without the newline) for a `SOURCE` event.
   public static func line(_ event: SourceEvent) -> String {
-    JSONWriter.string(.object(object(event)))
+    var bytes: [UInt8] = []
+    EventLineWriter.write(event, into: &bytes)
+    return String(decoding: bytes, as: UTF8.self)
+  }
+
+  /// Appends the JSON line of a `SOURCE` event (without the newline) to `out`.
+  public static func write(_ event: SourceEvent, into out: inout [UInt8]) {
+    EventLineWriter.write(event, into: &out)
   }
 
   /// One readable line for a `SOURCE` event.

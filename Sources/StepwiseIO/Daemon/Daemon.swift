@@ -19,7 +19,7 @@ public struct DaemonReport: Sendable {
 ///
 /// ```
 ///   source queue ──EngineInputs──▶ engine (one task) ──EventPublisher──▶ sinks (own queues)
-///   ticker task ───(.tick, live)──▶        ▲
+///   tick timer ────(.tick, live)──▶        ▲   (one-shot, armed by the engine)
 ///   signal task ── SIGTERM/SIGINT: stop ───┘
 /// ```
 ///
@@ -32,7 +32,9 @@ public enum Daemon {
   /// - Parameters:
   ///   - publisher: where events go; `output` is added to it, other sinks may join any time.
   ///   - output: standard output, drained before this returns.
-  ///   - tickInterval: seconds between live ticks (silence checks on the fix clock).
+  ///   - tickInterval: seconds between live ticks (silence checks on the fix clock) while the
+  ///     vehicle is carried on by dead reckoning; otherwise a live engine ticks only once, when
+  ///     GPS loss is due (``Engine/nextTick(interval:)``).
   public static func run(
     session: NavigationSession?, source: any FixSource, publisher: EventPublisher = EventPublisher(),
     output: StreamSink, heartbeat: EngineHeartbeat = EngineHeartbeat(), tickInterval: Double = 0.25,
@@ -85,14 +87,6 @@ public enum Daemon {
           return
         }
       }
-      if source.isLive {
-        group.addTask {
-          while !Task.isCancelled && !stop.isSet {
-            try? await Task.sleep(for: .milliseconds(Int(tickInterval * 1000)))
-            inputs.yield(.tick)
-          }
-        }
-      }
       if let interval = extras.watchdogInterval, let notifier = services?.notifier {
         // WATCHDOG=1 only when the engine handled the probe posted half an interval earlier:
         // a stuck engine stops the pings and systemd restarts the service.
@@ -105,7 +99,11 @@ public enum Daemon {
           }
         }
       }
-      await engine.run(inputs)
+      // Live sources: one timer, armed by the engine only when a silence check is due (GPS
+      // loss, dead reckoning); nothing periodic while idle.
+      let ticks = source.isLive ? TickTimer(inputs: inputs, interval: tickInterval) : nil
+      await engine.run(inputs, ticks: ticks)
+      ticks?.cancel()
       stop.set()
       signals.stop()
       group.cancelAll()

@@ -48,6 +48,10 @@ public struct Engine {
   #endif
   /// The document of a cancelled session, for a later `select`.
   private var lastDocument: RouteDocument?
+  /// The newest valid fix's time: GPS loss is due `gpsLostAfter` seconds after it.
+  private var lastValidFixTime: Double?
+  /// The events of a batch of fixes, kept to reuse its storage.
+  private var batch: [NavigationEvent] = []
 
   public init(
     session: NavigationSession?, publisher: EventPublisher, heartbeat: EngineHeartbeat = EngineHeartbeat(),
@@ -61,12 +65,46 @@ public struct Engine {
   }
 
   /// Handles every input until the stream ends.
-  public mutating func run(_ inputs: EngineInputs) async {
+  ///
+  /// - Parameter ticks: for a live source, the timer that posts `.tick` when the engine asks
+  ///   for one (``nextTick(interval:)``); armed after every input, and never periodic while
+  ///   nothing can happen.
+  public mutating func run(_ inputs: EngineInputs, ticks: TickTimer? = nil) async {
     for await input in inputs.stream {
       handle(input)
-      inputs.consumed()
+      inputs.consumed(input)
+      if let ticks { ticks.arm(at: nextTick(interval: ticks.interval), now: clock.now()) }
     }
   }
+
+  /// When a live engine next needs a `.tick` (monotonic seconds, on the engine's clock), or
+  /// `nil` when no silence can change anything.
+  ///
+  /// - Before the first fix, after arrival, without a session: never.
+  /// - While the vehicle was moving when its last fix came (departed, on the route, at least
+  ///   `trustCourseAbove`), for up to the session's 300 s of dead reckoning: every `interval`
+  ///   seconds, so prompts stay on time between fixes and in a tunnel (as the old periodic
+  ///   ticker did).
+  /// - Otherwise, until the loss is reported: once, when the fix clock reaches the last
+  ///   valid fix time plus `gpsLostAfter`.
+  public func nextTick(interval: Double) -> Double? {
+    guard let s = session, s.started, !s.arrived, let a = anchor, let last = lastValidFixTime
+    else { return nil }
+    let lostAt = last + s.configuration.gpsLostAfter
+    let now = clock.now()
+    let fixNow = a.fixTime + max(0, now - a.monotonic)
+    if let snapshot = s.snapshot, !s.offRoute, snapshot.speed >= s.configuration.trustCourseAbove,
+      fixNow < last + Self.deadReckoningLimit
+    {
+      return s.gpsLost ? now + interval : min(now + interval, a.monotonic + (lostAt - a.fixTime))
+    }
+    guard !s.gpsLost else { return nil }
+    return a.monotonic + (lostAt - a.fixTime)
+  }
+
+  /// Seconds after the last fix for which the session carries a moving vehicle on (its dead
+  /// reckoning limit).
+  static let deadReckoningLimit = 300.0
 
   /// Handles one input, synchronously.
   public mutating func handle(_ input: EngineInput) {
@@ -74,7 +112,25 @@ public struct Engine {
     switch input {
     case .fix(let fix):
       if anchor == nil || fix.time >= (anchor?.fixTime ?? 0) { anchor = (fix.time, clock.now()) }
+      if fix.isValid, fix.coordinate != nil {
+        lastValidFixTime = max(lastValidFixTime ?? fix.time, fix.time)
+      }
       if session != nil { publish(session?.ingest(fix) ?? []) }
+    case .fixes(let fixes):
+      guard let newest = fixes.lazy.map(\.time).max() else { return }
+      if anchor == nil || newest >= (anchor?.fixTime ?? 0) { anchor = (newest, clock.now()) }
+      for fix in fixes where fix.isValid && fix.coordinate != nil {
+        lastValidFixTime = max(lastValidFixTime ?? fix.time, fix.time)
+      }
+      guard session != nil else { return }
+      var list = batch
+      list.removeAll(keepingCapacity: true)
+      batch = []
+      for fix in fixes {
+        if let out = session?.ingest(fix) { list.append(contentsOf: out) }
+      }
+      publish(list)
+      batch = list
     case .silence(let time):
       if session != nil { publish(session?.silence(at: time) ?? []) }
     case .tick:
@@ -131,10 +187,9 @@ public struct Engine {
   }
 
   private mutating func publish(_ list: [NavigationEvent]) {
-    for e in list {
-      events += 1
-      publisher.publish(.navigation(e))
-    }
+    guard !list.isEmpty else { return }
+    events += list.count
+    publisher.publish(list)
   }
 }
 

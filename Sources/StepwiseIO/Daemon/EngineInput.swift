@@ -5,6 +5,10 @@ public import Wire
 public enum EngineInput: Sendable {
   /// A receiver epoch, with or without a position.
   case fix(Fix)
+  /// Receiver epochs in order, as one input: what a replay read at once (`--fast`), so the
+  /// engine is woken once per read instead of once per epoch. Handled exactly as that many
+  /// ``fix(_:)`` inputs would be, except that the observer is told once, after the last.
+  case fixes([Fix])
   /// Nothing arrived up to this fix time (seconds since 1970): replays say so from the capture.
   case silence(at: Double)
   /// A live tick: the engine turns it into silence on the fix clock (the last fix time plus the

@@ -22,8 +22,17 @@ public struct Publication: Sendable, Equatable {
 public protocol EventSink: AnyObject, Sendable {
   /// Takes one event. Called by the engine only; must not block.
   func receive(_ publication: Publication)
+  /// Takes several events, in order (what the engine made of a batch of fixes). Called by the
+  /// engine only; must not block. The default hands them to ``receive(_:)`` one by one.
+  func receive(_ publications: [Publication])
   /// No more events will come (the engine stopped, or the sink was removed).
   func finish()
+}
+
+extension EventSink {
+  public func receive(_ publications: [Publication]) {
+    for p in publications { receive(p) }
+  }
 }
 
 /// What a subscriber that joins late needs to be in sync, kept by the publisher as events pass.
@@ -52,7 +61,8 @@ public struct PublishedState: Sendable, Equatable {
 public final class EventPublisher: Sendable {
   private struct Registry: ~Copyable {
     var sinks: [ObjectIdentifier: any EventSink] = [:]
-    var order: [ObjectIdentifier] = []
+    /// The sinks in the order they joined, kept as a list so publishing copies nothing.
+    var list: [any EventSink] = []
     var state = PublishedState()
     var finished = false
   }
@@ -68,7 +78,7 @@ public final class EventPublisher: Sendable {
     let (state, finished) = registry.withLock { r -> (PublishedState, Bool) in
       if !r.finished && r.sinks[id] == nil {
         r.sinks[id] = sink
-        r.order.append(id)
+        r.list.append(sink)
       }
       return (r.state, r.finished)
     }
@@ -81,7 +91,7 @@ public final class EventPublisher: Sendable {
     let id = ObjectIdentifier(sink)
     let removed = registry.withLock { r -> Bool in
       guard r.sinks.removeValue(forKey: id) != nil else { return false }
-      r.order.removeAll { $0 == id }
+      r.list.removeAll { ObjectIdentifier($0) == id }
       return true
     }
     if removed { sink.finish() }
@@ -95,18 +105,38 @@ public final class EventPublisher: Sendable {
     let (publication, sinks) = registry.withLock { r -> (Publication, [any EventSink]) in
       r.state.seq += 1
       Self.update(&r.state, with: event)
-      return (Publication(seq: r.state.seq, event: event), r.order.compactMap { r.sinks[$0] })
+      return (Publication(seq: r.state.seq, event: event), r.list)
     }
     for sink in sinks { sink.receive(publication) }
+  }
+
+  /// Publishes navigation events in order, with one lock and one call per sink. Called by the
+  /// engine only.
+  public func publish(_ events: [NavigationEvent]) {
+    if events.count == 1 {
+      publish(.navigation(events[0]))
+      return
+    }
+    let (publications, sinks) = registry.withLock { r -> ([Publication], [any EventSink]) in
+      var publications: [Publication] = []
+      publications.reserveCapacity(events.count)
+      for e in events {
+        r.state.seq += 1
+        Self.update(&r.state, with: .navigation(e))
+        publications.append(Publication(seq: r.state.seq, event: .navigation(e)))
+      }
+      return (publications, r.list)
+    }
+    for sink in sinks { sink.receive(publications) }
   }
 
   /// Ends publishing: every sink is told, and sinks added later are finished at once.
   public func finish() {
     let sinks = registry.withLock { r -> [any EventSink] in
       r.finished = true
-      let all = r.order.compactMap { r.sinks[$0] }
+      let all = r.list
       r.sinks.removeAll()
-      r.order.removeAll()
+      r.list.removeAll()
       return all
     }
     for sink in sinks { sink.finish() }

@@ -7,9 +7,14 @@ import Wire
 /// An ``EventSink`` that writes lines to a file descriptor (standard output) from its own
 /// serial queue, so a slow reader of the descriptor never blocks the engine.
 ///
-/// Lines wait in a queue bounded by ``capacity`` bytes. When it is full the oldest lines are
-/// dropped, and the first drop is reported once on stderr. Replays do not lose lines: their
-/// source calls ``waitForRoom()`` before producing more, which holds the replay, not the engine.
+/// The engine only queues the events; the writer's queue encodes them (`--json` writes every
+/// `PROGRESS` line straight into bytes, ``Wire/EventEncoder/write(_:into:)``) and hands the
+/// descriptor 64 KiB at a time. On two cores the encoding then runs beside guidance instead of
+/// after it. What waits is bounded by ``capacity`` bytes, counting each waiting event as
+/// ``estimatedLineBytes`` (a `PROGRESS` line is about 380). When it is full the oldest events
+/// are dropped, and the first drop is reported once on stderr. Replays do not lose lines:
+/// their source calls ``waitForRoom(stop:)`` before producing more, which holds the replay,
+/// not the engine.
 public final class StreamSink: EventSink {
   /// How events become lines.
   public enum Format: Sendable {
@@ -19,14 +24,20 @@ public final class StreamSink: EventSink {
     case readable(progress: Bool)
   }
 
+  /// What a waiting event counts for against ``capacity``, in bytes.
+  public static let estimatedLineBytes = 256
+
   private struct Queue: ~Copyable {
-    var lines: [[UInt8]] = []
-    var head = 0
-    var bytes = 0
+    /// Events waiting to be encoded and written, oldest first.
+    var waiting: [Publication] = []
+    /// Events taken by the writer and not yet written.
+    var inFlight = 0
     var writing = false
     var finished = false
     var dropped = 0
     var failure: SystemError?
+    /// A replay is blocked in `waitForRoom` until at most half the capacity is used.
+    var roomWaiter = false
     var drainWaiters: [CheckedContinuation<Void, Never>] = []
   }
 
@@ -34,14 +45,16 @@ public final class StreamSink: EventSink {
   public let format: Format
   /// Bytes that may wait before the oldest lines are dropped.
   public let capacity: Int
-  private let state = Locked(Queue())
+  /// ``capacity`` in events.
+  private let limit: Int
+  private let state = Monitor(Queue())
   private let writer = DispatchQueue(label: "stepwise.stream-sink")
-  private let room = DispatchSemaphore(value: 0)
 
   public init(fd: Int32, format: Format, capacity: Int = 4 << 20) {
     self.fd = fd
     self.format = format
     self.capacity = capacity
+    limit = max(1, capacity / Self.estimatedLineBytes)
   }
 
   /// The line for `publication`, or `nil` when this format does not print it.
@@ -55,28 +68,65 @@ public final class StreamSink: EventSink {
     }
   }
 
+  /// Whether this format prints `publication` at all.
+  private func prints(_ publication: Publication) -> Bool {
+    if case .readable(false) = format, case .navigation(let e) = publication.event {
+      return !Self.isProgress(e)
+    }
+    return true
+  }
+
+  /// Appends the line for `publication` and its newline.
+  private func append(_ publication: Publication, to out: inout [UInt8]) {
+    switch publication.event {
+    case .navigation(let e): Self.appendLine(e, format: format, to: &out)
+    case .source(let s):
+      if case .json = format {
+        EventEncoder.write(s, into: &out)
+      } else {
+        out.append(contentsOf: EventEncoder.readableLine(s).utf8)
+      }
+      out.append(0x0A)
+    }
+  }
+
+  /// Appends the line `format` prints for `event`, with its newline (readable `PROGRESS`
+  /// lines even when the sink would leave them out).
+  public static func appendLine(_ event: NavigationEvent, format: Format, to out: inout [UInt8]) {
+    if case .json = format {
+      EventEncoder.write(event, into: &out)
+    } else {
+      out.append(contentsOf: EventEncoder.readableLine(event).utf8)
+    }
+    out.append(0x0A)
+  }
+
   private static func isProgress(_ e: NavigationEvent) -> Bool {
     if case .progress = e.kind { return true }
     return false
   }
 
   public func receive(_ publication: Publication) {
-    guard let text = line(publication) else { return }
-    var bytes = Array(text.utf8)
-    bytes.append(0x0A)
+    receive(CollectionOfOne(publication))
+  }
+
+  public func receive(_ publications: [Publication]) {
+    receive(publications[...])
+  }
+
+  private func receive(_ publications: some Collection<Publication>) {
     let (start, firstDrop) = state.withLock { q -> (Bool, Bool) in
       guard !q.finished, q.failure == nil else { return (false, false) }
-      q.lines.append(bytes)
-      q.bytes += bytes.count
+      for p in publications where prints(p) { q.waiting.append(p) }
       var firstDrop = false
-      while q.bytes > capacity && q.lines.count - q.head > 1 {
-        q.bytes -= q.lines[q.head].count
-        q.lines[q.head] = []
-        q.head += 1
+      let excess = q.waiting.count + q.inFlight - limit
+      if excess > 0 && q.waiting.count > 1 {
+        let n = min(excess, q.waiting.count - 1)
+        q.waiting.removeFirst(n)
         if q.dropped == 0 { firstDrop = true }
-        q.dropped += 1
+        q.dropped += n
       }
-      guard !q.writing else { return (false, firstDrop) }
+      guard !q.writing, !q.waiting.isEmpty else { return (false, firstDrop) }
       q.writing = true
       return (true, firstDrop)
     }
@@ -94,11 +144,14 @@ public final class StreamSink: EventSink {
       q.drainWaiters = []
       return w
     }
+    state.change(wakingWhen: { _ in true })
     for c in resume { c.resume() }
   }
 
-  /// Bytes waiting to be written.
-  public var pendingBytes: Int { state.withLock { $0.bytes } }
+  /// Bytes waiting to be written (estimated for events not yet encoded).
+  public var pendingBytes: Int {
+    state.withLock { ($0.waiting.count + $0.inFlight) * Self.estimatedLineBytes }
+  }
 
   /// Lines dropped because the queue was full.
   public var droppedLines: Int { state.withLock { $0.dropped } }
@@ -107,10 +160,23 @@ public final class StreamSink: EventSink {
   public var failure: SystemError? { state.withLock { $0.failure } }
 
   /// Blocks the calling thread (a replay's, never the engine's) until at most half of the
-  /// capacity is waiting, or `stop` says to give up.
+  /// capacity is waiting, writing failed, or `stop` is set. The writer wakes it; `stop` is
+  /// looked at every 0.1 s while blocked.
   public func waitForRoom(stop: StopFlag? = nil) {
-    while pendingBytes > capacity / 2 && failure == nil && stop?.isSet != true {
-      _ = room.wait(timeout: .now() + .milliseconds(50))
+    let half = limit / 2
+    while stop?.isSet != true {
+      var done = false
+      state.wait(
+        until: { q in
+          if q.waiting.count + q.inFlight <= half || q.failure != nil || q.finished {
+            q.roomWaiter = false
+            done = true
+            return true
+          }
+          q.roomWaiter = true
+          return false
+        }, timeout: 0.1)
+      if done { return }
     }
   }
 
@@ -126,42 +192,60 @@ public final class StreamSink: EventSink {
     }
   }
 
+  /// The writer's loop: takes everything waiting, encodes it and writes it in 64 KiB pieces,
+  /// until nothing waits.
   private func drain() {
+    var out: [UInt8] = []
+    out.reserveCapacity(1 << 16 + 4096)
+    var work: [Publication] = []
     while true {
-      let (batch, waiters) = state.withLock { q -> ([UInt8], [CheckedContinuation<Void, Never>]) in
-        guard q.head < q.lines.count, q.failure == nil else {
-          q.lines.removeAll(keepingCapacity: true)
-          q.head = 0
-          q.bytes = 0
+      work.removeAll(keepingCapacity: true)
+      let waiters = state.withLock { q -> [CheckedContinuation<Void, Never>] in
+        q.inFlight = 0
+        guard !q.waiting.isEmpty, q.failure == nil else {
+          q.waiting.removeAll()
           q.writing = false
-          guard q.finished else { return ([], []) }
+          guard q.finished else { return [] }
           let w = q.drainWaiters
           q.drainWaiters = []
-          return ([], w)
+          return w
         }
-        var out: [UInt8] = []
-        out.reserveCapacity(min(q.bytes, 1 << 16))
-        while q.head < q.lines.count && out.count < 1 << 16 {
-          out += q.lines[q.head]
-          q.bytes -= q.lines[q.head].count
-          q.lines[q.head] = []
-          q.head += 1
-        }
-        if q.head > 4096 && q.head * 2 > q.lines.count {
-          q.lines.removeFirst(q.head)
-          q.head = 0
-        }
-        return (out, [])
+        // The lists trade places: the engine goes on appending to the writer's emptied one.
+        swap(&work, &q.waiting)
+        q.inFlight = work.count
+        return []
       }
-      if batch.isEmpty {
-        room.signal()
+      if work.isEmpty {
+        state.change(wakingWhen: { $0.roomWaiter })
         for c in waiters { c.resume() }
         return
       }
-      if let error = write(batch) {
-        state.withLock { $0.failure = $0.failure ?? error }
+      var error: SystemError?
+      var done = 0
+      for p in work {
+        append(p, to: &out)
+        done += 1
+        if out.count >= 1 << 16 {
+          error = write(out)
+          out.removeAll(keepingCapacity: true)
+          if error != nil { break }
+          let written = done
+          done = 0
+          state.change(wakingWhen: { q in
+            q.inFlight -= written
+            return q.roomWaiter && q.waiting.count + q.inFlight <= limit / 2
+          })
+        }
       }
-      room.signal()
+      if error == nil && !out.isEmpty {
+        error = write(out)
+        out.removeAll(keepingCapacity: true)
+      }
+      state.change(wakingWhen: { q in
+        if let error { q.failure = q.failure ?? error }
+        q.inFlight = 0
+        return q.roomWaiter && (q.waiting.count <= limit / 2 || q.failure != nil)
+      })
     }
   }
 
@@ -184,9 +268,54 @@ public final class StreamSink: EventSink {
 }
 
 /// A flag that stops sources and waits: set once, read from any thread.
+///
+/// A thread that blocks in `poll(2)` (the gpsd reader) also waits on ``wakeDescriptor``, which
+/// becomes readable once the flag is set, so it needs no timeout to notice.
 public final class StopFlag: Sendable {
   private let flag = Atomic<Bool>(false)
+  /// A pipe made on first use of ``wakeDescriptor``: written to when the flag is set.
+  private let pipe = Locked<(read: Int32, write: Int32)?>(nil)
+
   public init() {}
+
+  deinit {
+    pipe.withLock { p in
+      if let p {
+        close(p.read)
+        close(p.write)
+      }
+    }
+  }
+
   public var isSet: Bool { flag.load(ordering: .acquiring) }
-  public func set() { flag.store(true, ordering: .releasing) }
+
+  public func set() {
+    flag.store(true, ordering: .releasing)
+    pipe.withLock { p in
+      if let p { Self.signal(p.write) }
+    }
+  }
+
+  /// A descriptor that is readable once the flag is set (-1 if no pipe could be made, in
+  /// which case callers must not wait without a timeout). The corresponding C function is
+  /// `pipe`.
+  public var wakeDescriptor: Int32 {
+    pipe.withLock { p in
+      if let p { return p.read }
+      var fds: [Int32] = [-1, -1]
+      guard Glibc.pipe(&fds) == 0 else { return -1 }
+      for fd in fds {
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+      }
+      p = (fds[0], fds[1])
+      if flag.load(ordering: .acquiring) { Self.signal(fds[1]) }
+      return fds[0]
+    }
+  }
+
+  private static func signal(_ fd: Int32) {
+    var byte: UInt8 = 1
+    _ = Glibc.write(fd, &byte, 1)
+  }
 }
