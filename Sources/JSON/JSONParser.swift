@@ -20,9 +20,23 @@ public struct JSONParser {
   /// The maximum nesting of arrays and objects accepted.
   public static let maximumDepth = 512
 
+  /// The longest number accepted, in bytes.
+  ///
+  /// A double needs at most 17 significant digits, and JSON writers print at most about 25
+  /// bytes; RFC 8259 lets a parser limit the range and precision of numbers. The limit stops
+  /// a number of a hundred megabytes of digits at once, where it starts, instead of copying
+  /// and converting it.
+  public static let maximumNumberLength = 1024
+
   private let bytes: UnsafeBufferPointer<UInt8>
   private var index = 0
   private var depth = 0
+  /// The members of the objects being parsed, innermost last: each object takes its own off
+  /// the top when it ends, so its array is allocated once, at its final size.
+  private var members: [(key: String, value: JSONValue)] = []
+  /// Member names seen recently, reused instead of decoding the same bytes again (a route's
+  /// points repeat `latitude` and `longitude` hundreds of thousands of times).
+  private var names: [(bytes: [UInt8], string: String)] = []
 
   private init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
@@ -140,18 +154,18 @@ public struct JSONParser {
   private mutating func parseObject() throws(JSONSyntaxError) -> JSONValue {
     try enter()
     index += 1
-    var members: [(key: String, value: JSONValue)] = []
+    let base = members.count
     skipWhitespace()
     if index < bytes.count && bytes[index] == UInt8(ascii: "}") {
       index += 1
       depth -= 1
-      return .object(JSONObject(members))
+      return .object(JSONObject())
     }
     while true {
       skipWhitespace()
       guard index < bytes.count else { throw error("unexpected end of input in an object") }
       guard bytes[index] == UInt8(ascii: "\"") else { throw error("expected a member name") }
-      let key = try parseString()
+      let key = try parseName()
       skipWhitespace()
       guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
         throw error(index < bytes.count ? "expected ':'" : "unexpected end of input in an object")
@@ -173,7 +187,40 @@ public struct JSONParser {
       throw error("expected ',' or '}'")
     }
     depth -= 1
-    return .object(JSONObject(members))
+    let own = Array(members[base...])
+    members.removeSubrange(base...)
+    return .object(JSONObject(own))
+  }
+
+  /// A member name: a string, taken from ``names`` when the same bytes were seen lately.
+  private mutating func parseName() throws(JSONSyntaxError) -> String {
+    let first = index + 1
+    var end = first
+    while end < bytes.count {
+      let c = bytes[end]
+      if c == UInt8(ascii: "\"") { break }
+      if c == UInt8(ascii: "\\") || c < 0x20 || c >= 0x80 || end - first >= 32 {
+        return try parseString()
+      }
+      end += 1
+    }
+    guard end < bytes.count else { return try parseString() }
+    let count = end - first
+    for k in names.indices where names[k].bytes.count == count {
+      let same = names[k].bytes.withUnsafeBufferPointer { known in
+        var i = 0
+        while i < count && known[i] == bytes[first + i] { i += 1 }
+        return i == count
+      }
+      if same {
+        index = end + 1
+        return names[k].string
+      }
+    }
+    let name = try parseString()
+    if names.count == 8 { names.removeFirst() }
+    names.append((Array(UnsafeBufferPointer(rebasing: bytes[first..<end])), name))
+    return name
   }
 
   private mutating func parseArray() throws(JSONSyntaxError) -> JSONValue {
@@ -210,11 +257,15 @@ public struct JSONParser {
     index += 1
     // Fast path: no escapes.
     var i = index
+    var high: UInt8 = 0
     while i < bytes.count {
       let c = bytes[i]
+      high |= c
       if c == UInt8(ascii: "\"") {
         let s = String(decoding: UnsafeBufferPointer(rebasing: bytes[index..<i]), as: UTF8.self)
-        if !validUTF8(index..<i) { throw error("invalid UTF-8 in a string", at: start) }
+        if high >= 0x80 && !validUTF8(index..<i) {
+          throw error("invalid UTF-8 in a string", at: start)
+        }
         index = i + 1
         return s
       }
@@ -222,6 +273,8 @@ public struct JSONParser {
       if c < 0x20 { throw error("control character in a string", at: i) }
       i += 1
     }
+    // No closing quote up to the end: say so before copying what was read.
+    guard i < bytes.count else { throw error("unterminated string", at: start) }
     var out: [UInt8] = Array(UnsafeBufferPointer(rebasing: bytes[index..<i]))
     index = i
     while true {
@@ -316,14 +369,14 @@ public struct JSONParser {
         throw error("leading zero in a number", at: start)
       }
     } else {
-      while index < bytes.count && isDigit(bytes[index]) { index += 1 }
+      try skipDigits(from: start)
     }
     if index < bytes.count && bytes[index] == UInt8(ascii: ".") {
       index += 1
       guard index < bytes.count, isDigit(bytes[index]) else {
         throw error("invalid number", at: start)
       }
-      while index < bytes.count && isDigit(bytes[index]) { index += 1 }
+      try skipDigits(from: start)
     }
     if index < bytes.count
       && (bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E"))
@@ -337,11 +390,80 @@ public struct JSONParser {
       guard index < bytes.count, isDigit(bytes[index]) else {
         throw error("invalid number", at: start)
       }
-      while index < bytes.count && isDigit(bytes[index]) { index += 1 }
+      try skipDigits(from: start)
     }
+    if let d = exactDouble(start..<index) { return d }
     let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
     guard let d = Double(text) else { throw error("invalid number", at: start) }
     return d
+  }
+
+  /// Powers of ten that doubles hold exactly.
+  private static let exactPowers: [Double] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+  ]
+
+  /// The value of the well-formed number in `range` when it can be computed exactly with one
+  /// rounding (Clinger's fast path): at most 15 significant digits, so the digits are an exact
+  /// double, scaled by an exact power of ten up to 10^22. That single correctly rounded
+  /// multiplication or division gives the double nearest the decimal value, the same one
+  /// `Double(String)` returns. Route documents hold one number per coordinate, so this is most
+  /// of a route's load time. `nil` for anything else (which then goes through `Double(String)`).
+  private func exactDouble(_ range: Range<Int>) -> Double? {
+    var i = range.lowerBound
+    let negative = bytes[i] == UInt8(ascii: "-")
+    if negative { i += 1 }
+    var mantissa: UInt64 = 0
+    var digits = 0
+    var scale = 0
+    var fraction = false
+    while i < range.upperBound {
+      let c = bytes[i]
+      if c >= 48 && c <= 57 {
+        if mantissa != 0 || c != 48 { digits += 1 }
+        guard digits <= 15 else { return nil }
+        mantissa = mantissa &* 10 &+ UInt64(c &- 48)
+        if fraction { scale -= 1 }
+      } else if c == UInt8(ascii: ".") {
+        fraction = true
+      } else {
+        // An exponent: e, E, then an optional sign and digits.
+        i += 1
+        var exponentNegative = false
+        if bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") {
+          exponentNegative = bytes[i] == UInt8(ascii: "-")
+          i += 1
+        }
+        var exponent = 0
+        while i < range.upperBound {
+          exponent = exponent * 10 + Int(bytes[i] &- 48)
+          guard exponent < 1000 else { return nil }
+          i += 1
+        }
+        scale += exponentNegative ? -exponent : exponent
+        break
+      }
+      i += 1
+    }
+    guard scale >= -22 && scale <= 22 else { return nil }
+    var value = Double(mantissa)
+    if scale < 0 {
+      value /= Self.exactPowers[-scale]
+    } else {
+      value *= Self.exactPowers[scale]
+    }
+    return negative ? -value : value
+  }
+
+  /// Moves past a run of digits of the number that starts at `start`, refusing a number
+  /// longer than ``maximumNumberLength`` bytes.
+  private mutating func skipDigits(from start: Int) throws(JSONSyntaxError) {
+    let end = min(bytes.count, start + JSONParser.maximumNumberLength + 1)
+    while index < end && isDigit(bytes[index]) { index += 1 }
+    if index - start > JSONParser.maximumNumberLength {
+      throw error("number longer than \(JSONParser.maximumNumberLength) bytes", at: start)
+    }
   }
 
   @inline(__always) private func isDigit(_ c: UInt8) -> Bool { c >= 48 && c <= 57 }

@@ -12,7 +12,7 @@ public enum Stepwised {
                      [--locale en|ko] [--units metric|imperial] [--json] [--progress]
                      [--quiet] [--replay-speed X | --fast] [--gpsd-device PATH]
                      [--socket PATH …] [--state-dir DIR] [--fresh] [--verbose]
-                     [gpsd://HOST:PORT | TRACK | -]
+                     [--max-route-file BYTES] [gpsd://HOST:PORT | TRACK | -]
 
     Guides along ROUTE and prints turn-by-turn events on standard output: readable
     lines, or with --json one JSON object per line (docs/events.md); --quiet prints
@@ -25,6 +25,10 @@ public enum Stepwised {
     gpsd JSON capture (gpspipe -w, with or without -uu), told apart by content and
     replayed at the pace of its fix times (--replay-speed X, or --fast).
     --gpsd-device PATH watches one of gpsd's devices only.
+
+    --max-route-file BYTES refuses a larger route file, at start and on reload
+    (default 67108864, 64 MiB; at least 1024): it is read whole, and a document
+    needs about five times its size in memory while it loads (docs/limits.md).
 
     State: the route and the progress are saved in $STATE_DIRECTORY (under systemd) or
     --state-dir DIR. Without --route the saved route is resumed at its saved step; with
@@ -54,6 +58,8 @@ public enum Stepwised {
     }
     do {
       let common = try CommonOptions.parse(&args)
+      let maximumRouteFile =
+        try args.integer("--max-route-file", minimum: 1024) ?? RouteFiles.defaultMaximumFileSize
       var socketOptions = try SocketOptions.parse(&args)
       let stateDirOption = try args.option("--state-dir")
       let fresh = args.flag("--fresh")
@@ -73,13 +79,25 @@ public enum Stepwised {
       }
       if live == nil && device != nil { throw UsageError("--gpsd-device applies to gpsd sources only") }
 
+      // A --fast replay starts reading and decoding its track now, while the route loads, so
+      // the two overlap on two cores. A track that cannot be opened yet is opened (and its
+      // error reported) later, as without the head start.
+      var prefetched: (input: TrackInput, prefetch: TrackPrefetch)?
+      if live == nil, fast, !verbose, let path = inputs.first,
+        let input = try? TrackInput(path: path)
+      {
+        let name = path == "-" ? "standard input" : path
+        prefetched = (input, TrackPrefetch(input: input, name: name))
+      }
+      defer { prefetched?.prefetch.cancel() }
       let phrasebook = Phrasebook(language: common.language, units: common.units)
       let makeSession: @Sendable (RouteDocument, Int) throws -> NavigationSession = { doc, index in
         try NavigationSession(document: doc, routeIndex: index, phrasing: phrasebook)
       }
       let store = StateStore.directory(fallback: stateDirOption).map(StateStore.init(directory:))
       let (document, session, routeFile) = try startingRoute(
-        common: common, store: store, fresh: fresh, phrasebook: phrasebook, makeSession: makeSession)
+        common: common, store: store, fresh: fresh, maximumRouteFile: maximumRouteFile,
+        phrasebook: phrasebook, makeSession: makeSession)
 
       // The subscriber socket: handed over by systemd (FileDescriptorName=subscribers), or bound.
       let activation = SocketActivation.take()
@@ -97,7 +115,11 @@ public enum Stepwised {
         let language = common.language
         let index = session.routeIndex
         extras.reloadRoute = {
-          (try RouteFiles.load(routeFile, format: format, language: language), index)
+          (
+            try RouteFiles.load(
+              routeFile, format: format, language: language, maximumSize: maximumRouteFile),
+            index
+          )
         }
       }
       if let socketOptions {
@@ -119,8 +141,10 @@ public enum Stepwised {
         source = GPSDSource(address: live, device: device, verbose: verbose)
       } else {
         source = TrackReplaySource(
-          input: try TrackInput(path: inputs[0]), speed: fast ? nil : (speed ?? 1),
-          lostAfter: session.configuration.gpsLostAfter, verbose: verbose, output: output)
+          input: try prefetched?.input ?? TrackInput(path: inputs[0]),
+          speed: fast ? nil : (speed ?? 1),
+          lostAfter: session.configuration.gpsLostAfter, verbose: verbose, output: output,
+          prefetch: prefetched?.prefetch)
       }
       let report = await Daemon.run(
         session: session, source: source, output: output, extras: extras)
@@ -143,7 +167,8 @@ public enum Stepwised {
       logLine(3, usage)
       return ExitStatus.invalidArgument.rawValue
     } catch let e as RouteFileError {
-      logLine(3, "stepwised: cannot load the route: \(e)")
+      let hint = e.sizeLimit == nil ? "" : " (--max-route-file BYTES raises the limit)"
+      logLine(3, "stepwised: cannot load the route: \(e)\(hint)")
       return ExitStatus.invalidArgument.rawValue
     } catch let e as RouteDocumentError {
       logLine(3, "stepwised: \(routeErrorPrefix(e))\(e)")
@@ -157,7 +182,8 @@ public enum Stepwised {
   /// The route to guide along: `--route` (resumed where a crash left it, unless `--fresh`), or
   /// without `--route` the route saved in the state directory, resumed at its saved step.
   private static func startingRoute(
-    common: CommonOptions, store: StateStore?, fresh: Bool, phrasebook: Phrasebook,
+    common: CommonOptions, store: StateStore?, fresh: Bool, maximumRouteFile: Int,
+    phrasebook: Phrasebook,
     makeSession: (RouteDocument, Int) throws -> NavigationSession
   ) throws -> (RouteDocument, NavigationSession, String?) {
     let saved: StateStore.Saved?
@@ -187,7 +213,8 @@ public enum Stepwised {
     }
     if let routePath = common.routePath {
       let document = try RouteFiles.load(
-        routePath, format: common.routeFormat, language: common.language)
+        routePath, format: common.routeFormat, language: common.language,
+        maximumSize: maximumRouteFile)
       _ = try document.route(at: common.routeIndex)
       if let s = saved, s.routeFile == routePath, s.routeIndex == common.routeIndex,
         StateStore.fingerprint(s.document, s.routeIndex)

@@ -48,18 +48,30 @@ public struct StateStore: Sendable {
     return "\(document.routes.count)/\(index)/\(r.steps.count)/\(points)/\(Int(r.distance.rounded()))"
   }
 
-  /// Writes the route document and the selected alternative. Throws `SystemError` (full
-  /// disk, read-only directory, …); the caller warns and goes on guiding.
-  public func saveRoute(_ document: RouteDocument, routeIndex: Int, routeFile: String?) throws {
+  /// Writes the route document and the selected alternative, and the progress along it.
+  /// Throws `SystemError` (full disk, read-only directory, …); the caller warns and goes on
+  /// guiding. Leftovers of writes a crash cut short go first (``removeLeftovers()``): the
+  /// daemon saves the route as it starts.
+  ///
+  /// - Parameter progress: where guidance along this route stands, for a session resumed from
+  ///   the saved state: it is written again at once, so a crash before the next progress save
+  ///   still resumes there. `nil` (a new route, or one started over) removes the saved
+  ///   progress, which no longer applies.
+  public func saveRoute(
+    _ document: RouteDocument, routeIndex: Int, routeFile: String?,
+    progress: NavigationSession.Snapshot? = nil
+  ) throws {
     var o = JSONObject()
     o.append("format", .string(Self.format))
     o.append("version", .number(Self.version))
     if let routeFile { o.append("routeFile", .string(routeFile)) }
     o.append("routeIndex", .number(Double(routeIndex)))
     o.append("document", NativeRouteFormat.encode(document))
+    removeLeftovers()
     try writeFileAtomically(routePath, Array(JSONWriter.string(.object(o)).utf8), mode: 0o600)
-    // Progress of an earlier route no longer applies.
-    if unlink(progressPath) != 0 && errno != ENOENT {
+    if let progress, progress.routeIndex == routeIndex {
+      try saveProgress(progress, of: document)
+    } else if unlink(progressPath) != 0 && errno != ENOENT {
       throw SystemError(errno: errno, function: "unlink", subject: progressPath)
     }
   }
@@ -119,6 +131,28 @@ public struct StateStore: Sendable {
     guard o["format"]?.stringValue == Self.format, o["version"]?.doubleValue == Self.version
     else { return .failure(.corrupt("\(path): not a Stepwise state file of version 1")) }
     return .success(o)
+  }
+
+  /// Removes the temporary files of writes that a crash cut short.
+  ///
+  /// ``writeFileAtomically(_:_:mode:)`` writes `NAME.tmp.PID` and renames it over `NAME`; a
+  /// `kill -9` between the two leaves it behind, one more after every such crash. A file whose
+  /// process is gone is removed; one of a live process (this one, or another daemon wrongly
+  /// given the same directory) is left alone. The corresponding C functions are `opendir`,
+  /// `readdir`, `kill` and `unlink`.
+  public func removeLeftovers() {
+    guard let folder = opendir(directory) else { return }
+    defer { closedir(folder) }
+    while let entry = readdir(folder) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+      }
+      for target in ["route.json.tmp.", "progress.json.tmp."] where name.hasPrefix(target) {
+        guard let pid = pid_t(name.dropFirst(target.count)), pid > 0 else { continue }
+        if kill(pid, 0) == 0 || errno == EPERM { continue }
+        unlink(directory + "/" + name)
+      }
+    }
   }
 
   /// Reads the saved route and, when it belongs to it, the saved progress.
