@@ -32,6 +32,9 @@ public struct NavigationSession: Sendable {
   private var arrivalEvidence = 0
   /// Set when resuming from a snapshot: the first fix may be far ahead of the saved position.
   private var reacquiring = false
+  /// When resuming: the time of the last input handled before the restart. Inputs up to it,
+  /// that one included, were handled already.
+  private var resumedThrough: Double?
   private var lastValidFix: Fix?
   private var lastInputTime: Double?
   private var speed = 0.0
@@ -116,10 +119,29 @@ public struct NavigationSession: Sendable {
     public var lastFixTime: Double?
     /// Speed at the last valid fix, metres per second.
     public var speed: Double
+    /// Time (seconds since the Unix epoch) and step of the last maneuver prompt: an early
+    /// prompt right after it is not made, across a restart too.
+    public var lastPromptTime: Double?
+    public var lastPromptStep: Int?
+    /// Whether the GPS was lost (its loss already announced), and the losses and departures
+    /// from the route so far, which number the `gps` and `offroute` prompt ids.
+    public var gpsLost: Bool
+    public var gpsLossCount: Int
+    public var offRouteCount: Int
+    /// Time of the last input handled, a fix or not, seconds since the Unix epoch: a resumed
+    /// session skips inputs up to it (they were handled before the restart).
+    public var lastInputTime: Double?
+    /// Time of the last fix that moved the matched position, and the maneuvers passed by dead
+    /// reckoning since: a restart inside a tunnel keeps timing the prompts ahead.
+    public var lastMatchTime: Double?
+    public var reckonedSteps: Int
 
     public init(
       routeIndex: Int, distanceAlong: Double, currentStep: Int, said: [UInt8], offRoute: Bool,
-      arrived: Bool, lastFixTime: Double?, speed: Double
+      arrived: Bool, lastFixTime: Double?, speed: Double, lastPromptTime: Double? = nil,
+      lastPromptStep: Int? = nil, gpsLost: Bool = false, gpsLossCount: Int = 0,
+      offRouteCount: Int = 0, lastInputTime: Double? = nil, lastMatchTime: Double? = nil,
+      reckonedSteps: Int = 0
     ) {
       self.routeIndex = routeIndex
       self.distanceAlong = distanceAlong
@@ -129,6 +151,14 @@ public struct NavigationSession: Sendable {
       self.arrived = arrived
       self.lastFixTime = lastFixTime
       self.speed = speed
+      self.lastPromptTime = lastPromptTime
+      self.lastPromptStep = lastPromptStep
+      self.gpsLost = gpsLost
+      self.gpsLossCount = gpsLossCount
+      self.offRouteCount = offRouteCount
+      self.lastInputTime = lastInputTime
+      self.lastMatchTime = lastMatchTime
+      self.reckonedSteps = reckonedSteps
     }
   }
 
@@ -137,7 +167,10 @@ public struct NavigationSession: Sendable {
     guard departed else { return nil }
     return Snapshot(
       routeIndex: routeIndex, distanceAlong: distanceAlong, currentStep: currentStep, said: said,
-      offRoute: offRoute, arrived: arrived, lastFixTime: lastValidFix?.time, speed: speed)
+      offRoute: offRoute, arrived: arrived, lastFixTime: lastValidFix?.time, speed: speed,
+      lastPromptTime: lastPrompt?.time, lastPromptStep: lastPrompt?.step, gpsLost: gpsLost,
+      gpsLossCount: gpsLossCount, offRouteCount: offRouteCount, lastInputTime: lastInputTime,
+      lastMatchTime: lastMatchTime, reckonedSteps: reckonedSteps)
   }
 
   /// Resumes a session from a saved snapshot of the same route document.
@@ -170,6 +203,13 @@ public struct NavigationSession: Sendable {
     speed = snapshot.speed.isFinite ? max(0, snapshot.speed) : 0
     segmentHint = geometry.segment(containing: distanceAlong, from: 0)
     reacquiring = true
+    if let t = snapshot.lastPromptTime, let s = snapshot.lastPromptStep { lastPrompt = (t, s) }
+    gpsLost = snapshot.gpsLost
+    gpsLossCount = max(0, snapshot.gpsLossCount)
+    offRouteCount = max(0, snapshot.offRouteCount)
+    resumedThrough = snapshot.lastInputTime ?? snapshot.lastFixTime
+    lastMatchTime = snapshot.lastMatchTime
+    reckonedSteps = max(0, snapshot.reckonedSteps)
     if let t = snapshot.lastFixTime, t.isFinite {
       // Epochs older than the saved state were already handled before the restart.
       lastInputTime = t
@@ -185,6 +225,7 @@ public struct NavigationSession: Sendable {
   public mutating func ingest(_ fix: Fix) -> [NavigationEvent] {
     var events: [NavigationEvent] = []
     if let last = lastInputTime, fix.time < last { return events }
+    if let r = resumedThrough, fix.time <= r { return events }
     if !started {
       started = true
       events.append(NavigationEvent(time: fix.time, kind: .route(summary)))

@@ -784,12 +784,10 @@ struct FaultInjectionTests {
       case .failure(let problem): Issue.record("run \(run): \(problem)")
       }
       #expect(progressProblem == nil, "run \(run): \(progressProblem.map { "\($0)" } ?? "")")
-      // The saved progress never goes back (finding 1 of docs/hardening.md, "Fault injection",
-      // a known issue until fixed: a restart removed it).
+      // The saved progress never goes back (finding 1 of docs/hardening.md, "Fault injection":
+      // a restart removed it).
       if let before = savedAfter.compactMap({ $0 }).max() {
-        withKnownIssue("a restarted daemon removes the saved progress", isIntermittent: true) {
-          #expect((through ?? Int.min) >= before, "run \(run): the saved progress went back")
-        }
+        #expect((through ?? Int.min) >= before, "run \(run): the saved progress went back")
       }
       savedAfter.append(through)
       for name in ["route.json", "progress.json"] {
@@ -826,19 +824,14 @@ struct FaultInjectionTests {
     print("SIGKILL: said again after a kill, not yet saved when it came: \(repeated)")
     // Across the whole sequence of runs: every prompt and step change of the uninterrupted
     // drive, once each, in order.
-    // Known issue (intermittent: it depends on where the kills fall) until findings 1 and 2
-    // of docs/hardening.md, "Fault injection", are fixed.
-    withKnownIssue(
-      "progress removed at start; a resumed session forgets its last prompt", isIntermittent: true
-    ) {
-      let perRun = runs.enumerated().map { k, objects in
-        let last = objects.compactMap { Self.seconds($0["time"]?.stringValue) }.max() ?? 0
-        return "run \(k) (to +\(last % 3600) s): \(Self.timedKeys(objects).map(\.key))"
-      }
-      #expect(
-        said.map(\.key) == Self.timedKeys(reference).map(\.key),
-        "\(perRun.joined(separator: "\n"))")
+    // (Findings 1 and 2 of docs/hardening.md, "Fault injection", broke this.)
+    let perRun = runs.enumerated().map { k, objects in
+      let last = objects.compactMap { Self.seconds($0["time"]?.stringValue) }.max() ?? 0
+      return "run \(k) (to +\(last % 3600) s): \(Self.timedKeys(objects).map(\.key))"
     }
+    #expect(
+      said.map(\.key) == Self.timedKeys(reference).map(\.key),
+      "\(perRun.joined(separator: "\n"))")
     #expect(runs.joined().filter { $0.className == "ARRIVED" }.count == 1)
     print("SIGKILL: temporary files left by a kill (each removed by the next start): \(leftovers)")
   }
@@ -909,17 +902,9 @@ struct FaultInjectionTests {
     let message =
       "\(count) of \((fixes.count + stride - 1) / stride) crash points differ:\n"
       + report.joined(separator: "\n")
-    // Known issue until the snapshot keeps what shapes the next prompts (docs/hardening.md,
-    // "Fault injection", finding 2): it is fixed when `Snapshot` has `lastPromptTime`.
-    let fixed =
-      snapshots.compactMap { $0 }.first.map { snapshot in
-        Mirror(reflecting: snapshot).children.contains { $0.label == "lastPromptTime" }
-      } ?? false
-    withKnownIssue("a resumed session forgets the last prompt, the GPS loss and dead reckoning") {
-      #expect(differences.isEmpty, "\(message)")
-    } when: {
-      !fixed
-    }
+    // (Finding 2 of docs/hardening.md, "Fault injection": the snapshot lacked what shapes the
+    // next prompts.)
+    #expect(differences.isEmpty, "\(message)")
   }
 
   static func clock(_ t: Double) -> String {
@@ -980,23 +965,18 @@ struct FaultInjectionTests {
     #expect(third.wait(timeout: 60) == 0)
     let said = Self.promptIDs(jsonObjects(first.stdout.split(separator: "\n")))
     let again = Self.promptIDs(jsonObjects(third.stdout.split(separator: "\n")))
-    // Known issue until Daemon.run saves the resumed progress with the route instead of
-    // removing it (docs/hardening.md, "Fault injection", finding 1).
-    withKnownIssue(
-      "a restarted daemon removes the saved progress until its first input", isIntermittent: true
-    ) {
-      if case .success(let s) = after.result {
-        #expect(
-          s.snapshot == saved,
-          "the saved progress is gone or changed: \(after.progressProblem.map { "\($0)" } ?? "none")"
-        )
-      } else {
-        Issue.record("the saved route is gone")
-      }
-      #expect(third.stderr.contains("resuming at step \(saved.currentStep)"), "\(third.stderr)")
+    // (Finding 1 of docs/hardening.md, "Fault injection": Daemon.run removed the progress.)
+    if case .success(let s) = after.result {
       #expect(
-        Set(said).isDisjoint(with: again), "said again: \(Set(said).intersection(again).sorted())")
+        s.snapshot == saved,
+        "the saved progress is gone or changed: \(after.progressProblem.map { "\($0)" } ?? "none")"
+      )
+    } else {
+      Issue.record("the saved route is gone")
     }
+    #expect(third.stderr.contains("resuming at step \(saved.currentStep)"), "\(third.stderr)")
+    #expect(
+      Set(said).isDisjoint(with: again), "said again: \(Set(said).intersection(again).sorted())")
   }
 
   // MARK: - 4. Oversized input

@@ -64,7 +64,10 @@ public enum Daemon {
     }
     if let server { _ = publisher.add(server) }
     extras.commands.connect(inputs)
-    if let session { services?.saveRoute(session.document, session.routeIndex) }
+    // A resumed session's progress is written again with the route, never removed.
+    if let session {
+      services?.saveRoute(session.document, session.routeIndex, progress: session.snapshot)
+    }
     // Route loaded, socket listening, signal sources registered: ready (never waiting for a fix).
     services?.notifier.ready(status: source.isLive ? "waiting for gpsd" : "replaying \(source.name)")
     await withDiscardingTaskGroup { group in

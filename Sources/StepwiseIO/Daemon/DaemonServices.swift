@@ -108,11 +108,18 @@ public final class DaemonServices: EngineObserver, @unchecked Sendable {
 
   // MARK: State
 
-  /// Saves the route document (at start, and when the route changes).
-  public func saveRoute(_ document: RouteDocument, _ index: Int) {
+  /// Saves the route document (at start, and when the route changes), with the progress
+  /// along it when guidance resumes from saved state.
+  public func saveRoute(
+    _ document: RouteDocument, _ index: Int, progress: NavigationSession.Snapshot? = nil
+  ) {
     guard let store else { return }
     let file = routeFile
-    queue.async { self.report { try store.saveRoute(document, routeIndex: index, routeFile: file) } }
+    queue.async {
+      self.report {
+        try store.saveRoute(document, routeIndex: index, routeFile: file, progress: progress)
+      }
+    }
   }
 
   private func saveProgress(_ snapshot: NavigationSession.Snapshot, fingerprint: String) {

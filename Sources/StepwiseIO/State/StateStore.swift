@@ -98,6 +98,16 @@ public struct StateStore: Sendable {
     p.append("arrived", .bool(snapshot.arrived))
     if let t = snapshot.lastFixTime { p.append("lastFixTime", .number(t)) }
     p.append("speed", .number(snapshot.speed))
+    if let t = snapshot.lastPromptTime, let s = snapshot.lastPromptStep {
+      p.append("lastPromptTime", .number(t))
+      p.append("lastPromptStep", .number(Double(s)))
+    }
+    p.append("gpsLost", .bool(snapshot.gpsLost))
+    p.append("gpsLossCount", .number(Double(snapshot.gpsLossCount)))
+    p.append("offRouteCount", .number(Double(snapshot.offRouteCount)))
+    if let t = snapshot.lastInputTime { p.append("lastInputTime", .number(t)) }
+    if let t = snapshot.lastMatchTime { p.append("lastMatchTime", .number(t)) }
+    p.append("reckonedSteps", .number(Double(snapshot.reckonedSteps)))
     try writeFileAtomically(progressPath, Array(JSONWriter.string(.object(p)).utf8), mode: 0o600)
   }
 
@@ -195,7 +205,15 @@ public struct StateStore: Sendable {
       saved.snapshot = NavigationSession.Snapshot(
         routeIndex: saved.routeIndex, distanceAlong: s, currentStep: Int(step), said: flags,
         offRoute: p["offRoute"]?.boolValue ?? false, arrived: p["arrived"]?.boolValue ?? false,
-        lastFixTime: p["lastFixTime"]?.doubleValue, speed: p["speed"]?.doubleValue ?? 0)
+        lastFixTime: p["lastFixTime"]?.doubleValue, speed: p["speed"]?.doubleValue ?? 0,
+        lastPromptTime: p["lastPromptTime"]?.doubleValue,
+        lastPromptStep: p["lastPromptStep"]?.doubleValue.map { Int(max(0, min(1e9, $0))) },
+        gpsLost: p["gpsLost"]?.boolValue ?? false,
+        gpsLossCount: Int(max(0, min(1e9, p["gpsLossCount"]?.doubleValue ?? 0))),
+        offRouteCount: Int(max(0, min(1e9, p["offRouteCount"]?.doubleValue ?? 0))),
+        lastInputTime: p["lastInputTime"]?.doubleValue,
+        lastMatchTime: p["lastMatchTime"]?.doubleValue,
+        reckonedSteps: Int(max(0, min(1e9, p["reckonedSteps"]?.doubleValue ?? 0))))
       return (.success(saved), nil)
     }
   }
