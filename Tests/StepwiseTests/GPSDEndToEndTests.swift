@@ -268,9 +268,25 @@ struct GPSDEndToEndTests {
     let live = daemon.stdout
     let c = classes(live).filter { $0.hasPrefix("SOURCE") || $0.hasPrefix("GPS") }
     #expect(c == ["SOURCE connected", "SOURCE disconnected", "SOURCE connected", "GPS lost", "GPS acquired"], "\(c)")
-    // The same prompts as the uninterrupted drive, plus the two about the GPS; none twice.
+    // The prompts of the uninterrupted drive, in its order, plus the two about the GPS; none
+    // twice. On a loaded machine (CI under ThreadSanitizer) the daemon may connect after
+    // gpsfake fed the first epochs, whose prompt then never comes: one prompt may be missing,
+    // none may be added or changed.
     let direct = try Self.directReplay("\(Self.scenario)/drive.nmea")
-    #expect(announcements(live, excludingKinds: ["gps"]) == announcements(direct))
+    let heard = announcements(live, excludingKinds: ["gps"])
+    let expected = announcements(direct)
+    var rest = expected[...]
+    for a in heard {
+      guard let i = rest.firstIndex(of: a) else {
+        Issue.record("not in the uninterrupted drive, or out of order: \(a)")
+        break
+      }
+      rest = rest[(i + 1)...]
+    }
+    #expect(heard.count >= expected.count - 1, "missing: \(Set(expected).subtracting(heard).sorted())")
+    if heard.count < expected.count {
+      print("gpsd restart: missed under load: \(Set(expected).subtracting(heard).sorted())")
+    }
     #expect(announcements(live).filter { $0.hasSuffix(" gps") }.count == 2)
     let ids = live.split(separator: "\n").compactMap { try? JSONParser.parse(String($0))["id"]?.stringValue }
     #expect(Set(ids).count == ids.count, "\(ids)")
