@@ -101,7 +101,7 @@ struct DaemonIntegrationTests {
     let cancel = try runTool("stepwise", ["cancel", "--socket", sock])
     #expect(cancel.status == 0, "\(cancel.stderr)")
     daemon.signal(SIGTERM)
-    #expect(daemon.wait(timeout: 3) == 0)
+    #expect(daemon.wait(timeout: 10) == 0)
   }
 
   @Test(arguments: [true, false])
@@ -126,7 +126,7 @@ struct DaemonIntegrationTests {
       if stopping { break }
     }
     #expect(stopping)
-    #expect(daemon.wait(timeout: 2) == 0)
+    #expect(daemon.wait(timeout: 10) == 0)
   }
 
   @Test func aStuckEngineStopsTheWatchdogPings() throws {
@@ -169,7 +169,7 @@ struct DaemonIntegrationTests {
     let version = c.next(timeout: 5)
     #expect(version?["class"]?.stringValue == "VERSION", "\(p.stderr)")
     p.signal(SIGTERM)
-    #expect(p.wait(timeout: 3) == 0, "\(p.stderr)")
+    #expect(p.wait(timeout: 10) == 0, "\(p.stderr)")
   }
 
   @Test func killedWithSIGKILLAndRestartedItResumesWithoutRepeatingPrompts() throws {
@@ -253,7 +253,7 @@ struct DaemonIntegrationTests {
     watcher.send(#"{"cmd":"status","id":7}"#)
     #expect(watcher.answer()?["id"]?.doubleValue == 7)
     daemon.signal(SIGTERM)
-    #expect(daemon.wait(timeout: 3) == 0)
+    #expect(daemon.wait(timeout: 10) == 0)
   }
 }
 

@@ -410,7 +410,7 @@ struct FaultInjectionTests {
         return out.lines.contains { $0.hasPrefix(#"{"class":"ARRIVED""#) }
       }, "\(daemon.stderr)")
     daemon.signal(SIGTERM)
-    #expect(daemon.wait(timeout: 3) == 0)
+    #expect(daemon.wait(timeout: 10) == 0)
     out.poll()
     let live = jsonObjects(out.lines)
 

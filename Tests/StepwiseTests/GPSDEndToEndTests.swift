@@ -205,7 +205,7 @@ struct GPSDEndToEndTests {
     defer { daemon.killGroup() }
     #expect(waitUntil(timeout: 60) { daemon.stdout.contains(#""class":"ARRIVED""#) }, "\(daemon.stderr)")
     daemon.signal(SIGTERM)
-    #expect(daemon.wait(timeout: 3) == 0)
+    #expect(daemon.wait(timeout: 10) == 0)
     let live = daemon.stdout
     let direct = try Self.directReplay(track)
     #expect(announcements(live) == announcements(direct))
@@ -263,7 +263,7 @@ struct GPSDEndToEndTests {
       waitUntil(timeout: 60) { daemon.stdout.contains(#""class":"ARRIVED""#) },
       "\(daemon.stderr)\n\(second.stderr)\n\(second.stdout)")
     daemon.signal(SIGTERM)
-    #expect(daemon.wait(timeout: 3) == 0)
+    #expect(daemon.wait(timeout: 10) == 0)
 
     let live = daemon.stdout
     let c = classes(live).filter { $0.hasPrefix("SOURCE") || $0.hasPrefix("GPS") }
@@ -308,7 +308,7 @@ struct GPSDEndToEndTests {
     #expect(daemon.isRunning)
     let stopped = Date()
     daemon.signal(SIGTERM)
-    #expect(daemon.wait(timeout: 2) == 0)
+    #expect(daemon.wait(timeout: 10) == 0)
     #expect(Date().timeIntervalSince(stopped) < 1.5)
     #expect(daemon.stderr.components(separatedBy: "cannot reach gpsd at gpsd://127.0.0.1:\(port)").count == 2, "\(daemon.stderr)")
     #expect(daemon.stdout.isEmpty)
