@@ -93,7 +93,6 @@ public final class OutputSink: @unchecked Sendable {
   }
 
   public static let standardOutput = OutputSink(fd: 1)
-  public static let standardError = OutputSink(fd: 2)
 
   /// Appends one line (a newline is added).
   public func line(_ text: String) {
@@ -124,11 +123,25 @@ public final class OutputSink: @unchecked Sendable {
 
 /// Writes a diagnostic line to standard error at once, with an sd-daemon priority prefix
 /// (`<3>` error, `<4>` warning, `<6>` info, `<7>` debug) when stderr is not a terminal.
+///
+/// Called from any thread (the engine, the state queue, the sources): each call writes its own
+/// line with one `write(2)` where it can, sharing no buffer. The corresponding C function is
+/// `write`.
 public func logLine(_ priority: Int, _ text: String) {
   let prefix = isatty(2) != 0 ? "" : "<\(priority)>"
-  let sink = OutputSink.standardError
-  sink.line(prefix + text)
-  sink.flush()
+  var bytes = Array((prefix + text).utf8)
+  bytes.append(0x0A)
+  bytes.withUnsafeBytes { raw in
+    var offset = 0
+    while offset < raw.count {
+      let n = Glibc.write(2, raw.baseAddress! + offset, raw.count - offset)
+      if n < 0 {
+        if errno == EINTR { continue }
+        return
+      }
+      offset += n
+    }
+  }
 }
 
 /// Writes `bytes` to `path` atomically: a temporary file in the same folder, `fsync`, then
