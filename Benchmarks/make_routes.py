@@ -172,16 +172,7 @@ def zigzag_track(track):
             wob = 2.0 * math.sin(e * 0.7)
             x = x0 + (x1 - x0) * f + wob * math.cos(math.radians(h))
             y = y0 + (y1 - y0) * f - wob * math.sin(math.radians(h))
-            lat, lon = to_latlon(x, y)
-            tm = __import__('time').gmtime(t0 + e)
-            hms = '%02d%02d%02d.00' % (tm.tm_hour, tm.tm_min, tm.tm_sec)
-            date = '%02d%02d%02d' % (tm.tm_mday, tm.tm_mon, tm.tm_year % 100)
-            la, ns = dm(lat, True)
-            lo, ew = dm(lon, False)
-            out.write(cksum('GPRMC,%s,A,%s,%s,%s,%s,%.2f,%.1f,%s,,,A'
-                            % (hms, la, ns, lo, ew, SPEED / 0.514444, h, date)))
-            out.write(cksum('GPGGA,%s,%s,%s,%s,%s,1,10,0.9,520.0,M,47.9,M,,' % (hms, la, ns, lo, ew)))
-            out.write(cksum('GPGSA,A,3,01,02,03,04,05,06,07,08,09,10,,,1.6,0.9,1.3'))
+            write_epoch(out, t0 + e, x, y, h)
 
 
 # The curve route: each leg a chain of arcs whose ends lie on the leg's centre line.
@@ -257,16 +248,21 @@ def curve_track(track):
             wob = 2.0 * math.sin(e * 0.7)
             x += wob * math.cos(math.radians(h))
             y -= wob * math.sin(math.radians(h))
-            lat, lon = to_latlon(x, y)
-            tm = __import__('time').gmtime(t0 + e)
-            hms = '%02d%02d%02d.00' % (tm.tm_hour, tm.tm_min, tm.tm_sec)
-            date = '%02d%02d%02d' % (tm.tm_mday, tm.tm_mon, tm.tm_year % 100)
-            la, ns = dm(lat, True)
-            lo, ew = dm(lon, False)
-            out.write(cksum('GPRMC,%s,A,%s,%s,%s,%s,%.2f,%.1f,%s,,,A'
-                            % (hms, la, ns, lo, ew, SPEED / 0.514444, h, date)))
-            out.write(cksum('GPGGA,%s,%s,%s,%s,%s,1,10,0.9,520.0,M,47.9,M,,' % (hms, la, ns, lo, ew)))
-            out.write(cksum('GPGSA,A,3,01,02,03,04,05,06,07,08,09,10,,,1.6,0.9,1.3'))
+            write_epoch(out, t0 + e, x, y, h)
+
+
+def write_epoch(out, t, x, y, h):
+    """One epoch of a benchmark drive (RMC, GGA, GSA) at local metres (x, y), heading h, time t."""
+    lat, lon = to_latlon(x, y)
+    tm = __import__('time').gmtime(t)
+    hms = '%02d%02d%02d.00' % (tm.tm_hour, tm.tm_min, tm.tm_sec)
+    date = '%02d%02d%02d' % (tm.tm_mday, tm.tm_mon, tm.tm_year % 100)
+    la, ns = dm(lat, True)
+    lo, ew = dm(lon, False)
+    out.write(cksum('GPRMC,%s,A,%s,%s,%s,%s,%.2f,%.1f,%s,,,A'
+                    % (hms, la, ns, lo, ew, SPEED / 0.514444, h, date)))
+    out.write(cksum('GPGGA,%s,%s,%s,%s,%s,1,10,0.9,520.0,M,47.9,M,,' % (hms, la, ns, lo, ew)))
+    out.write(cksum('GPGSA,A,3,01,02,03,04,05,06,07,08,09,10,,,1.6,0.9,1.3'))
 
 
 def main():

@@ -111,24 +111,20 @@ public struct Engine {
     heartbeat.bump()
     switch input {
     case .fix(let fix):
-      if anchor == nil || fix.time >= (anchor?.fixTime ?? 0) { anchor = (fix.time, clock.now()) }
-      if fix.isValid, fix.coordinate != nil {
-        lastValidFixTime = max(lastValidFixTime ?? fix.time, fix.time)
-      }
+      advanceAnchor(to: fix.time)
+      noteValidFix(fix)
       if session != nil { publish(session?.ingest(fix) ?? []) }
     case .fixes(let fixes):
-      guard let newest = fixes.lazy.map(\.time).max() else { return }
-      if anchor == nil || newest >= (anchor?.fixTime ?? 0) { anchor = (newest, clock.now()) }
-      for fix in fixes where fix.isValid && fix.coordinate != nil {
-        lastValidFixTime = max(lastValidFixTime ?? fix.time, fix.time)
-      }
-      guard session != nil else { return }
       var list = batch
       list.removeAll(keepingCapacity: true)
       batch = []
+      var newest = -Double.infinity
       for fix in fixes {
+        newest = max(newest, fix.time)
+        noteValidFix(fix)
         if let out = session?.ingest(fix) { list.append(contentsOf: out) }
       }
+      if !fixes.isEmpty { advanceAnchor(to: newest) }
       publish(list)
       batch = list
     case .silence(let time):
@@ -173,6 +169,18 @@ public struct Engine {
       return
     }
     if let s = session { observer?.handled(s) }
+  }
+
+  /// Moves the fix clock to `time` when it is the newest fix time so far.
+  private mutating func advanceAnchor(to time: Double) {
+    if anchor == nil || time >= (anchor?.fixTime ?? 0) { anchor = (time, clock.now()) }
+  }
+
+  /// Remembers the newest valid fix's time (GPS loss is due `gpsLostAfter` after it).
+  private mutating func noteValidFix(_ fix: Fix) {
+    if fix.isValid, fix.coordinate != nil {
+      lastValidFixTime = max(lastValidFixTime ?? fix.time, fix.time)
+    }
   }
 
   private func build(_ document: RouteDocument, _ index: Int) throws -> NavigationSession {
