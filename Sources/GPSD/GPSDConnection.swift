@@ -100,6 +100,17 @@ public final class GPSDConnection: @unchecked Sendable {
     return gpsshim_waiting(session, us)
   }
 
+  /// The connection's socket, to wait for it together with other descriptors (`poll`) instead
+  /// of with a timeout. Check ``waiting(timeout:)`` with 0 first: libgps may hold a line it
+  /// already read. -1 after ``close()``.
+  ///
+  /// The corresponding C function is `gpsshim_fd`.
+  public var fileDescriptor: Int32 {
+    dispatchPrecondition(condition: .onQueue(queue))
+    guard let session else { return -1 }
+    return gpsshim_fd(session)
+  }
+
   /// Reads and decodes one report. `TPV`s are taken from libgps's unpacked fix (through the
   /// shim, NaN becoming `nil`); other classes are decoded from the raw line.
   ///

@@ -7,7 +7,8 @@ import Wire
 /// Fixes from a live gpsd, through libgps, with reconnection.
 ///
 /// Everything that touches libgps runs on the source's own serial queue, in a blocking loop
-/// (`gps_waiting` with a short timeout, then `gps_read`): never on the cooperative pool, and
+/// (`poll` on gpsd's socket and the stop flag, with a timeout only when a deadline is due,
+/// then `gps_read`): never on the cooperative pool, and
 /// never held up by output, since inputs go to the engine through an unbounded stream and the
 /// engine's sinks never block it. gpsd drops clients that do not drain their socket.
 ///
@@ -145,9 +146,18 @@ public struct GPSDSource: FixSource {
         active = now
       }
       while !stop.isSet {
-        var wait = 0.25
-        if merger.hasOpenEpoch { wait = max(0, min(wait, lastEpochReport + source.settle - clock.now())) }
-        if connection.waiting(timeout: wait) {
+        // Block until gpsd sends something, `stop` is set, or the next deadline: an open
+        // epoch's settle time, or the moment the connection would count as stale. With no
+        // deadline (gpsd answered and has no active device) the wait has no timeout, so an
+        // idle daemon makes no system calls at all.
+        var deadline: Double?
+        if merger.hasOpenEpoch { deadline = lastEpochReport + source.settle }
+        if !alive {
+          deadline = min(deadline ?? .infinity, opened + staleAfter)
+        } else if deviceActive != false {
+          deadline = min(deadline ?? .infinity, lastData + staleAfter)
+        }
+        if connection.waiting(timeout: 0) || wait(for: connection, until: deadline) {
           switch connection.read() {
           case .closed:
             return (announced, alive, "end of stream")
@@ -218,7 +228,43 @@ public struct GPSDSource: FixSource {
     /// Sleeps the next backoff delay, waking early when stopped.
     mutating func pause() {
       let delay = backoff.next(random: Double.random(in: 0..<1, using: &rng))
-      StoppableClock(base: clock, stop: stop).sleep(until: clock.now() + delay)
+      _ = poll(nil, until: clock.now() + delay)
+    }
+
+    /// Waits until `connection` is readable (true), or until `deadline` (monotonic seconds;
+    /// `nil`: no deadline) or `stop` (false).
+    func wait(for connection: GPSDConnection, until deadline: Double?) -> Bool {
+      poll(connection.fileDescriptor, until: deadline)
+    }
+
+    /// Blocks in `poll(2)` on `fd` (when given) and on the stop flag's descriptor until one is
+    /// readable or `deadline` passes; true when `fd` is readable (or in error: the next read
+    /// finds out). Without a stop descriptor the wait is cut into 0.1 s slices, so `stop` is
+    /// still seen. The corresponding C function is `poll`.
+    func poll(_ fd: Int32?, until deadline: Double?) -> Bool {
+      let wake = stop.wakeDescriptor
+      var fds = [pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
+      if let fd, fd >= 0 { fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
+      while !stop.isSet {
+        var timeout: Int32 = -1
+        if let deadline {
+          let left = deadline - clock.now()
+          if left <= 0 { return false }
+          timeout = Int32(min(left * 1000, 3_600_000).rounded(.up))
+        }
+        if wake < 0 { timeout = timeout < 0 ? 100 : min(timeout, 100) }
+        let n = fds.withUnsafeMutableBufferPointer {
+          Glibc.poll($0.baseAddress, nfds_t($0.count), timeout)
+        }
+        if n < 0 {
+          if errno == EINTR { continue }
+          return fd != nil
+        }
+        if n == 0 { continue }
+        if fds.count > 1 && fds[1].revents != 0 { return true }
+        if fds[0].revents != 0 { return false }
+      }
+      return false
     }
   }
 }

@@ -1,0 +1,64 @@
+import Dispatch
+import Foundation
+import Testing
+
+@testable import StepwiseIO
+
+/// `runBlocking` hands a blocking source's result to its task, or `nil` when the task is
+/// cancelled. Both can happen at the same moment: a daemon stopping on SIGTERM sets the stop
+/// flag (the source's loop ends and returns) and cancels the task group (the cancellation
+/// handler runs) at once. Resuming the continuation while holding the lock the handler takes
+/// deadlocked against the Swift runtime's task status lock, which it holds while the handler
+/// runs; a daemon then never exited (about 1 stop in 100 with gpsd unreachable).
+@Suite struct RunBlockingTests {
+  /// Many stops where the body's return and the group's cancellation race; every one must end.
+  @Test func aBodyEndingWhileItsTaskIsCancelledNeverDeadlocks() {
+    let rounds = 3_000
+    let finished = DispatchSemaphore(value: 0)
+    let results = LockedCounter()
+    Task.detached {
+      for round in 0..<rounds {
+        let stop = StopFlag()
+        let started = DispatchSemaphore(value: 0)
+        await withDiscardingTaskGroup { group in
+          group.addTask {
+            let r = await runBlocking(label: "test.run-blocking", stop: stop) { _ in
+              started.signal()
+              while !stop.isSet { sched_yield() }
+              return round
+            }
+            results.add(r == nil ? .cancelled : .returned)
+          }
+          // Wait (off the pool) until the body runs, then stop it and cancel at once.
+          await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+              started.wait()
+              c.resume()
+            }
+          }
+          stop.set()
+          group.cancelAll()
+        }
+      }
+      finished.signal()
+    }
+    let ended = finished.wait(timeout: .now() + 120) == .success
+    #expect(ended, "runBlocking deadlocked: \(results.total) of \(rounds) rounds ended")
+    #expect(!ended || results.total == rounds)
+  }
+
+  /// Without cancellation the body's result comes back.
+  @Test func theBodysResultIsReturned() async {
+    let r = await runBlocking(label: "test.run-blocking", stop: StopFlag()) { _ in 42 }
+    #expect(r == 42)
+  }
+
+  /// How each round ended, counted across threads.
+  final class LockedCounter: @unchecked Sendable {
+    enum Outcome { case returned, cancelled }
+    private let lock = NSLock()
+    private var counts: [Outcome: Int] = [:]
+    func add(_ o: Outcome) { lock.withLock { counts[o, default: 0] += 1 } }
+    var total: Int { lock.withLock { counts.values.reduce(0, +) } }
+  }
+}
