@@ -637,11 +637,10 @@ public struct NavigationSession: Sendable {
       return
     }
     for (n, tier) in tiers.enumerated() where said[m] & tier.bit == 0 {
-      let text = phrasing.text(
-        for: .maneuver(
-          instructions: step.instructions, distance: tier == .now ? nil : d,
-          then: tier == .prepare ? nil : then))
-      let lead = leadDistance(tier, speed: v, limits: limits, text: text)
+      let utterance = Utterance.maneuver(
+        instructions: step.instructions, distance: tier == .now ? nil : d,
+        then: tier == .prepare ? nil : then)
+      let lead = leadDistance(tier, speed: v, limits: limits, saying: utterance)
       if d > lead + margin { break }
       // An early prompt right after another one for the same maneuver adds nothing.
       if tier != .now, let last = lastPrompt, last.step == m,
@@ -652,10 +651,10 @@ public struct NavigationSession: Sendable {
       }
       if n + 1 < tiers.count {
         let next = tiers[n + 1]
-        let nextText = phrasing.text(
-          for: .maneuver(
+        let nextLead = leadDistance(
+          next, speed: v, limits: limits,
+          saying: .maneuver(
             instructions: step.instructions, distance: next == .now ? nil : d, then: then))
-        let nextLead = leadDistance(next, speed: v, limits: limits, text: nextText)
         if d <= nextLead + v * configuration.minimumGapSeconds {
           said[m] |= tier.bit
           continue
@@ -665,9 +664,6 @@ public struct NavigationSession: Sendable {
       if then != nil, m + 1 <= lastStep {
         said[m + 1] |= Self.prepareBit | Self.approachBit | Self.mergedBit
       }
-      let utterance = Utterance.maneuver(
-        instructions: step.instructions, distance: tier == .now ? nil : d,
-        then: tier == .prepare ? nil : then)
       lastPrompt = (time, m)
       announce(
         utterance, kind: tier.kind, step: m, id: "s\(m).\(tier.kind.rawValue)", time: time,
@@ -677,9 +673,10 @@ public struct NavigationSession: Sendable {
   }
 
   private func leadDistance(
-    _ tier: Tier, speed v: Double, limits: GuidanceConfiguration.ModeLimits, text: String
+    _ tier: Tier, speed v: Double, limits: GuidanceConfiguration.ModeLimits,
+    saying utterance: Utterance
   ) -> Double {
-    let speech = v * phrasing.speechDuration(of: text)
+    let speech = v * phrasing.speechDuration(for: utterance)
     switch tier {
     case .prepare:
       return min(

@@ -39,4 +39,13 @@ public protocol Phrasing: Sendable {
   /// About how long a voice takes to say `text`, in seconds; the engine starts prompts that
   /// much earlier so they end before the maneuver.
   func speechDuration(of text: String) -> Double
+  /// `speechDuration(of: text(for: utterance))`; a phrasing may measure it without building
+  /// the text (the engine asks for it on every fix near a maneuver).
+  func speechDuration(for utterance: Utterance) -> Double
+}
+
+extension Phrasing {
+  public func speechDuration(for utterance: Utterance) -> Double {
+    speechDuration(of: text(for: utterance))
+  }
 }
