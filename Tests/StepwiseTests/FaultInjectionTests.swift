@@ -268,7 +268,7 @@ struct FaultInjectionTests {
     let scratch = try ScratchDirectory()
     defer { scratch.remove() }
     // RMC and GGA only, 0.1 s apart (as a 4800-baud receiver trickles them): an epoch every
-    // 0.2 s, five times real time.
+    // 0.2 s, five times real time (STEPWISE_GPSFAKE_DELAY=0.5: real time).
     let track = try Self.track(scratch, settle: 10, sentences: "RMC,GGA")
     let reference = jsonObjects(try Self.directReplay(track).split(separator: "\n"))
     let (header, epochs) = Self.epochs(
@@ -396,7 +396,7 @@ struct FaultInjectionTests {
         .last?.time ?? 0
       let until = min(last - 2, bounds[part].1 - 3)
       #expect(
-        waitUntil(timeout: 30) {
+        waitUntil(timeout: 30 * Self.sentenceDelay / 0.1) {
           out.poll()
           guard let line = out.lines.last(where: { $0.hasPrefix(#"{"class":"PROGRESS""#) }),
             let t = Self.seconds((try? JSONParser.parse(line))?["time"]?.stringValue)
@@ -405,7 +405,7 @@ struct FaultInjectionTests {
         }, "part \(part) did not play to +\(until - start) s\n\(daemon.stderr)")
     }
     #expect(
-      waitUntil(timeout: 20) {
+      waitUntil(timeout: 20 * Self.sentenceDelay / 0.1) {
         out.poll()
         return out.lines.contains { $0.hasPrefix(#"{"class":"ARRIVED""#) }
       }, "\(daemon.stderr)")
@@ -426,7 +426,7 @@ struct FaultInjectionTests {
       "gpsd restarts: epochs missed at the start of each part: \(lost); gpsds replaced: \(replaced)"
     )
     // The issue's bound. gpsd itself reports its first position about 1.1 s after it listens
-    // (printed above); the daemon, already connected by then (a retry at least every second,
+    // (printed above); the daemon, already connected by then (a retry at least every 0.5 s,
     // ReconnectBackoff), adds the rest of that epoch and the merger's 0.3 s settle: about
     // 1.5 s in all. Nothing is widened for noise but one outlier, at most 2.5 s.
     let late = recoveries.filter { $0 > 2 }
@@ -493,8 +493,11 @@ struct FaultInjectionTests {
     return nil
   }
 
-  /// Seconds between two sentences fed by gpsfake.
-  static let sentenceDelay = 0.1
+  /// Seconds between two sentences fed by gpsfake: 0.1 (five times real time for RMC and GGA),
+  /// or `STEPWISE_GPSFAKE_DELAY` (0.5 drives the gpsd restarts at real time, 1 epoch a second;
+  /// the drive then takes about seven minutes).
+  static let sentenceDelay =
+    ProcessInfo.processInfo.environment["STEPWISE_GPSFAKE_DELAY"].flatMap(Double.init) ?? 0.1
 
   /// Starts gpsfake on `port` in its own session; returns it and the moment its gpsd accepted
   /// a connection (polled every 2 ms).
