@@ -1,8 +1,9 @@
 #!/bin/sh
 # The whole test suite, as CI runs it: a warnings-as-errors build with the target-import
-# check, every test (unit, property, scenario and end-to-end against the built binaries), the
-# whole suite again under ThreadSanitizer and under AddressSanitizer (Scripts/sanitize.sh), and a
-# one-minute fuzz smoke run of all five fuzz targets (Scripts/fuzz.sh). Each phase prints
+# check, swift format's strict lint, every test (unit, property, scenario and end-to-end
+# against the built binaries), the whole suite again under ThreadSanitizer and under
+# AddressSanitizer (Scripts/sanitize.sh), and a one-minute fuzz smoke run of all five fuzz
+# targets (Scripts/fuzz.sh). Each phase prints
 # "ci: PHASE seconds=N" (docs/hardening.md has the figures and why each phase is there).
 #
 # Scratch paths: the normal build in $CI_SCRATCH (default .build), the sanitizers in
@@ -41,6 +42,8 @@ ci_start=$(date +%s)
 phase build swift build --build-tests -Xswiftc -warnings-as-errors \
   --explicit-target-dependency-import-check error --scratch-path "$SCRATCH"
 [ -z "$failed" ] || exit 1
+# The code's shape: swift format's strict lint (make lint), a few seconds.
+phase lint swift format lint --strict --recursive Sources Tests
 # The systemd units: verify without warnings, exposure at most 1.5.
 phase units sh Scripts/check-units.sh systemd "$SCRATCH/debug" 15
 phase test swift test --skip-build --disable-xctest --scratch-path "$SCRATCH"

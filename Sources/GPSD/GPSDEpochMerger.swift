@@ -97,7 +97,9 @@ public struct GPSDEpochMerger: Sendable {
     return Self.fix(e.tpv, time: e.time, noise: e.gst, sky: e.sky)
   }
 
-  private static func merge(_ old: GPSDPositionReport, _ new: GPSDPositionReport) -> GPSDPositionReport {
+  private static func merge(_ old: GPSDPositionReport, _ new: GPSDPositionReport)
+    -> GPSDPositionReport
+  {
     var m = new
     m.device = new.device ?? old.device
     m.status = new.status ?? old.status
@@ -118,7 +120,8 @@ public struct GPSDEpochMerger: Sendable {
   /// position. The accuracy is the `GST` 1-sigma radial error when there is one (as for NMEA),
   /// else `eph` converted from 95 % to 68 %.
   public static func fix(
-    _ tpv: GPSDPositionReport, time: Double, noise: GPSDNoiseReport? = nil, sky: GPSDSkyReport? = nil
+    _ tpv: GPSDPositionReport, time: Double, noise: GPSDNoiseReport? = nil,
+    sky: GPSDSkyReport? = nil
   ) -> Fix {
     guard tpv.mode >= 2, let lat = tpv.latitude, let lon = tpv.longitude,
       (-90...90).contains(lat), (-180...180).contains(lon)
@@ -134,7 +137,8 @@ public struct GPSDEpochMerger: Sendable {
     }
     return Fix(
       time: time, coordinate: Coordinate(latitude: lat, longitude: lon),
-      speed: tpv.speed.flatMap { $0 >= 0 ? $0 : nil }, course: tpv.track, horizontalAccuracy: accuracy,
+      speed: tpv.speed.flatMap { $0 >= 0 ? $0 : nil }, course: tpv.track,
+      horizontalAccuracy: accuracy,
       hdop: sky?.hdop, altitude: tpv.altitudeMSL, satellites: sky?.satellitesUsed,
       quality: quality(status: tpv.status))
   }

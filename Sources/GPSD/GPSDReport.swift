@@ -117,7 +117,8 @@ public struct GPSDNoiseReport: Sendable, Equatable {
   /// Standard deviation of the longitude error, metres.
   public var longitudeError: Double?
 
-  public init(device: String? = nil, time: Double?, latitudeError: Double?, longitudeError: Double?) {
+  public init(device: String? = nil, time: Double?, latitudeError: Double?, longitudeError: Double?)
+  {
     self.device = device
     self.time = time
     self.latitudeError = latitudeError
@@ -156,7 +157,9 @@ extension GPSDReport {
   ///
   /// Unknown classes decode to ``other(_:)``; unknown members are ignored.
   public static func decode(_ line: some Collection<UInt8>) throws(GPSDDecodeError) -> GPSDReport {
-    guard line.count <= maximumLineLength else { throw GPSDDecodeError("line longer than 10240 bytes") }
+    guard line.count <= maximumLineLength else {
+      throw GPSDDecodeError("line longer than 10240 bytes")
+    }
     let value: JSONValue
     do {
       value = try JSONParser.parse(line)
@@ -177,7 +180,8 @@ extension GPSDReport {
       return .sky(
         GPSDSkyReport(
           device: object["device"]?.stringValue, time: time(object["time"]),
-          hdop: number(object["hdop"]), satellitesUsed: integer(object["uSat"]) ?? usedCount(object)))
+          hdop: number(object["hdop"]), satellitesUsed: integer(object["uSat"]) ?? usedCount(object)
+        ))
     case "DEVICE":
       return .device(device(object))
     case "DEVICES":

@@ -416,7 +416,8 @@ public struct NavigationSession: Sendable {
       abs(geometry.stepEnd[currentStep - 1] - distanceAlong))
     let limit =
       nearest < 40
-      ? max(configuration.offRouteNearManeuverDistance, configuration.offRouteAccuracyFactor * accuracy)
+      ? max(
+        configuration.offRouteNearManeuverDistance, configuration.offRouteAccuracyFactor * accuracy)
       : threshold
     let away = lateral > limit
     if away && !holding {

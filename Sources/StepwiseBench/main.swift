@@ -62,7 +62,9 @@ func load(_ path: String) -> (NavigationSession, Double, Double, Int) {
 }
 
 /// The stages of `pipeline`, kept out of line so callgrind attributes each one's instructions.
-@inline(never) func readStage(_ reader: inout NMEAReader, _ chunk: UnsafeBufferPointer<UInt8>) -> [Fix] {
+@inline(never) func readStage(_ reader: inout NMEAReader, _ chunk: UnsafeBufferPointer<UInt8>)
+  -> [Fix]
+{
   reader.feed(chunk)
 }
 

@@ -239,7 +239,8 @@ public enum StepwiseTool {
   static func displayWidth(_ s: String) -> Int {
     s.unicodeScalars.reduce(0) { w, u in
       let v = u.value
-      let wide = (0x1100...0x115F).contains(v) || (0x2E80...0xA4CF).contains(v)
+      let wide =
+        (0x1100...0x115F).contains(v) || (0x2E80...0xA4CF).contains(v)
         || (0xAC00...0xD7A3).contains(v) || (0xF900...0xFAFF).contains(v)
         || (0xFE30...0xFE4F).contains(v) || (0xFF00...0xFF60).contains(v)
       return w + (wide ? 2 : 1)

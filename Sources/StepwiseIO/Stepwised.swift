@@ -77,7 +77,9 @@ public enum Stepwised {
       if live != nil && (fast || speed != nil) {
         throw UsageError("--fast and --replay-speed apply to recorded tracks, not to gpsd")
       }
-      if live == nil && device != nil { throw UsageError("--gpsd-device applies to gpsd sources only") }
+      if live == nil && device != nil {
+        throw UsageError("--gpsd-device applies to gpsd sources only")
+      }
 
       // A --fast replay starts reading and decoding its track now, while the route loads, so
       // the two overlap on two cores. A track that cannot be opened yet is opened (and its
@@ -159,7 +161,9 @@ public enum Stepwised {
       if report.source.failed { return ExitStatus.failure.rawValue }
       if verbose, let s = report.source.statistics {
         logLine(
-          6, "stepwised: \(report.source.epochs) epochs, \(report.source.fixes) fixes, \(report.events) events; \(s)")
+          6,
+          "stepwised: \(report.source.epochs) epochs, \(report.source.fixes) fixes, \(report.events) events; \(s)"
+        )
       }
       return ExitStatus.success.rawValue
     } catch let e as UsageError {
@@ -202,13 +206,16 @@ public enum Stepwised {
     }
     func resume(_ document: RouteDocument, _ s: StateStore.Saved) -> NavigationSession? {
       guard let snapshot = s.snapshot, !snapshot.arrived else { return nil }
-      guard let session = try? NavigationSession(
-        document: document, resuming: snapshot, phrasing: phrasebook)
+      guard
+        let session = try? NavigationSession(
+          document: document, resuming: snapshot, phrasing: phrasebook)
       else {
         logLine(4, "stepwised: the saved progress does not fit the route; starting afresh")
         return nil
       }
-      logLine(5, "stepwised: resuming at step \(snapshot.currentStep) of \(session.route.steps.count - 1)")
+      logLine(
+        5, "stepwised: resuming at step \(snapshot.currentStep) of \(session.route.steps.count - 1)"
+      )
       return session
     }
     if let routePath = common.routePath {
@@ -228,7 +235,8 @@ public enum Stepwised {
     guard let s = saved else {
       throw UsageError(
         store == nil
-          ? "--route is required" : "--route is required (no saved route in \(store?.directory ?? ""))")
+          ? "--route is required"
+          : "--route is required (no saved route in \(store?.directory ?? ""))")
     }
     if let resumed = resume(s.document, s) { return (s.document, resumed, s.routeFile) }
     return (s.document, try makeSession(s.document, s.routeIndex), s.routeFile)

@@ -1,7 +1,7 @@
 import Geodesy
-import Routes
 public import Guidance
 public import JSON
+import Routes
 
 /// Turns navigation events into the JSON objects of `docs/events.md` (and, later, of the socket
 /// protocol): one object per event with `class` and `time`.
@@ -111,7 +111,8 @@ public enum EventEncoder {
     case .step(let s):
       return "\(clock) STEP      \(s)"
     case .progress(let p):
-      return "\(clock) PROGRESS  step \(p.step), \(Int(p.distanceToManeuver.rounded())) m to maneuver, "
+      return
+        "\(clock) PROGRESS  step \(p.step), \(Int(p.distanceToManeuver.rounded())) m to maneuver, "
         + "\(Int(p.distanceRemaining.rounded())) m to go\(p.onRoute ? "" : " (off route)")"
     case .offRoute(let d):
       return "\(clock) OFFROUTE  \(Int(d.rounded())) m from the route"

@@ -69,9 +69,11 @@ func productPath(_ name: String) -> String? {
   if name.hasPrefix("/") { return FileManager.default.isExecutableFile(atPath: name) ? name : nil }
   var candidates: [String] = []
   let bundle = Bundle.main.bundlePath
-  candidates.append(URL(fileURLWithPath: bundle).deletingLastPathComponent().appendingPathComponent(name).path)
+  candidates.append(
+    URL(fileURLWithPath: bundle).deletingLastPathComponent().appendingPathComponent(name).path)
   for arg in CommandLine.arguments.prefix(1) {
-    candidates.append(URL(fileURLWithPath: arg).deletingLastPathComponent().appendingPathComponent(name).path)
+    candidates.append(
+      URL(fileURLWithPath: arg).deletingLastPathComponent().appendingPathComponent(name).path)
   }
   candidates.append(repositoryFile(".build/debug/\(name)"))
   return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
@@ -82,7 +84,8 @@ func productPath(_ name: String) -> String? {
 
   @Test func replaysATrackAndPrintsJSONEventsInOrder() throws {
     let r = try runTool(
-      "stepwised", ["--route", "\(Self.scenario)/route.json", "--fast", "--json", "\(Self.scenario)/drive.nmea"])
+      "stepwised",
+      ["--route", "\(Self.scenario)/route.json", "--fast", "--json", "\(Self.scenario)/drive.nmea"])
     #expect(r.status == 0, "\(r.stderr)")
     let lines = r.stdout.split(separator: "\n")
     let objects = try lines.map { try JSONParser.parse(String($0)) }
@@ -91,19 +94,24 @@ func productPath(_ name: String) -> String? {
     #expect(objects.allSatisfy { $0["time"]?.stringValue?.hasSuffix("Z") == true })
     let progress = objects.filter { $0["class"]?.stringValue == "PROGRESS" }
     #expect(progress.count > 100)
-    for key in ["step", "distanceToManeuver", "distanceRemaining", "timeRemaining", "onRoute",
-      "latitude", "longitude", "matchedLatitude", "matchedLongitude"] {
+    for key in [
+      "step", "distanceToManeuver", "distanceRemaining", "timeRemaining", "onRoute",
+      "latitude", "longitude", "matchedLatitude", "matchedLongitude",
+    ] {
       #expect(progress[0][key] != nil, "PROGRESS lacks \(key)")
     }
     // The transcript without PROGRESS is the scenario's golden file.
-    let golden = String(decoding: readBytes(repositoryFile("\(Self.scenario)/expected.jsonl")), as: UTF8.self)
-    let withoutProgress = lines.filter { !$0.contains(#""class":"PROGRESS""#) }.joined(separator: "\n")
+    let golden = String(
+      decoding: readBytes(repositoryFile("\(Self.scenario)/expected.jsonl")), as: UTF8.self)
+    let withoutProgress = lines.filter { !$0.contains(#""class":"PROGRESS""#) }.joined(
+      separator: "\n")
     #expect(withoutProgress + "\n" == golden)
   }
 
   @Test func readsTheTrackFromStandardInput() throws {
     let track = Data(readBytes(repositoryFile("\(Self.scenario)/drive.nmea")))
-    let r = try runTool("stepwised", ["--route", "\(Self.scenario)/route.json", "--fast", "-"], stdin: track)
+    let r = try runTool(
+      "stepwised", ["--route", "\(Self.scenario)/route.json", "--fast", "-"], stdin: track)
     #expect(r.status == 0)
     #expect(r.stdout.contains("ARRIVED"))
     #expect(r.stdout.contains("SAY       [step 0 depart  ] Depart from"))
@@ -111,11 +119,18 @@ func productPath(_ name: String) -> String? {
 
   @Test func pacedReplayGivesTheSameEventsAsFastReplay() throws {
     // 20 s of track at 100x: about 0.2 s of waiting.
-    let track = String(decoding: readBytes(repositoryFile("\(Self.scenario)/drive.nmea")), as: UTF8.self)
-    let first = track.split(separator: "\n", omittingEmptySubsequences: false).prefix(90).joined(separator: "\n")
-    let fast = try runTool("stepwised", ["--route", "\(Self.scenario)/route.json", "--fast", "--json", "-"], stdin: Data(first.utf8))
+    let track = String(
+      decoding: readBytes(repositoryFile("\(Self.scenario)/drive.nmea")), as: UTF8.self)
+    let first = track.split(separator: "\n", omittingEmptySubsequences: false).prefix(90).joined(
+      separator: "\n")
+    let fast = try runTool(
+      "stepwised", ["--route", "\(Self.scenario)/route.json", "--fast", "--json", "-"],
+      stdin: Data(first.utf8))
     let started = Date()
-    let paced = try runTool("stepwised", ["--route", "\(Self.scenario)/route.json", "--replay-speed", "100", "--json", "-"], stdin: Data(first.utf8))
+    let paced = try runTool(
+      "stepwised",
+      ["--route", "\(Self.scenario)/route.json", "--replay-speed", "100", "--json", "-"],
+      stdin: Data(first.utf8))
     let elapsed = Date().timeIntervalSince(started)
     #expect(fast.stdout == paced.stdout)
     #expect(elapsed >= 0.15, "a 100x replay of ~20 s of track must wait about 0.2 s")
@@ -123,20 +138,38 @@ func productPath(_ name: String) -> String? {
 
   @Test func koreanAndImperialOptionsChangeTheWords() throws {
     let r = try runTool(
-      "stepwised", ["--route", "\(Self.scenario)/route.json", "--fast", "--locale", "ko", "\(Self.scenario)/drive.nmea"])
+      "stepwised",
+      [
+        "--route", "\(Self.scenario)/route.json", "--fast", "--locale", "ko",
+        "\(Self.scenario)/drive.nmea",
+      ])
     #expect(r.stdout.contains("에서 출발합니다."))
     #expect(r.stdout.contains("미터 앞"))
     let i = try runTool(
-      "stepwised", ["--route", "\(Self.scenario)/route.json", "--fast", "--units", "imperial", "\(Self.scenario)/drive.nmea"])
-    #expect(i.stdout.contains(" feet,") || i.stdout.contains(" miles,") || i.stdout.contains(" mile,"))
+      "stepwised",
+      [
+        "--route", "\(Self.scenario)/route.json", "--fast", "--units", "imperial",
+        "\(Self.scenario)/drive.nmea",
+      ])
+    #expect(
+      i.stdout.contains(" feet,") || i.stdout.contains(" miles,") || i.stdout.contains(" mile,"))
     #expect(!i.stdout.contains(" meters"))
   }
 
   @Test(arguments: [
     (["--fast", "x.nmea"], "--route is required"),
-    (["--route", "Simulations/001-marais-drive/route.json", "--locale", "fr", "-"], "invalid value 'fr' for --locale"),
-    (["--route", "Simulations/001-marais-drive/route.json", "--bogus", "-"], "unknown option '--bogus'"),
-    (["--route", "Simulations/001-marais-drive/route.json", "--route-index", "3", "-"], "route index 3 is out of range"),
+    (
+      ["--route", "Simulations/001-marais-drive/route.json", "--locale", "fr", "-"],
+      "invalid value 'fr' for --locale"
+    ),
+    (
+      ["--route", "Simulations/001-marais-drive/route.json", "--bogus", "-"],
+      "unknown option '--bogus'"
+    ),
+    (
+      ["--route", "Simulations/001-marais-drive/route.json", "--route-index", "3", "-"],
+      "route index 3 is out of range"
+    ),
     (["--route", "/nonexistent/route.json", "-"], "/nonexistent/route.json: cannot read"),
   ])
   func badArgumentsExitWithStatus2AndSayWhy(arguments: [String], message: String) throws {
@@ -147,10 +180,13 @@ func productPath(_ name: String) -> String? {
   }
 
   @Test func aBrokenRouteFileNamesTheJSONPathAndLoadsNothing() throws {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("stepwise-\(getpid())-broken")
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "stepwise-\(getpid())-broken")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: dir) }
-    var text = String(decoding: readBytes(repositoryFile("Tests/StepwiseTests/Fixtures/routes/example.json")), as: UTF8.self)
+    var text = String(
+      decoding: readBytes(repositoryFile("Tests/StepwiseTests/Fixtures/routes/example.json")),
+      as: UTF8.self)
     text = text.replacingOccurrences(of: #""distance": 430"#, with: #""distance": -430"#)
     let path = dir.appendingPathComponent("route.json").path
     try Data(text.utf8).write(to: URL(fileURLWithPath: path))
@@ -162,8 +198,11 @@ func productPath(_ name: String) -> String? {
 
   @Test func garbageInTheTrackIsSurvivedAndCountedWithVerbose() throws {
     var bytes = readBytes(repositoryFile("\(Self.scenario)/drive.nmea"))
-    bytes.insert(contentsOf: Array("$GPRMC,garbage*00\r\n\u{1}\u{2}\u{ff}binary\n$$$$\n".utf8), at: 200)
-    let r = try runTool("stepwised", ["--route", "\(Self.scenario)/route.json", "--fast", "--verbose", "-"], stdin: Data(bytes))
+    bytes.insert(
+      contentsOf: Array("$GPRMC,garbage*00\r\n\u{1}\u{2}\u{ff}binary\n$$$$\n".utf8), at: 200)
+    let r = try runTool(
+      "stepwised", ["--route", "\(Self.scenario)/route.json", "--fast", "--verbose", "-"],
+      stdin: Data(bytes))
     #expect(r.status == 0)
     #expect(r.stdout.contains("ARRIVED"))
     #expect(r.stderr.contains("checksum"), "\(r.stderr.prefix(2000))")
@@ -181,25 +220,35 @@ func productPath(_ name: String) -> String? {
   }
 
   @Test func routeShowPrintsTheDepartureRowThenEachStep() throws {
-    let r = try runTool("stepwise", ["route", "show", "Tests/StepwiseTests/Fixtures/routes/example.json"])
+    let r = try runTool(
+      "stepwise", ["route", "show", "Tests/StepwiseTests/Fixtures/routes/example.json"])
     #expect(r.status == 0)
     let lines = r.stdout.split(separator: "\n").map(String.init)
     #expect(lines[1].contains("Depart") && lines[1].contains("Fleet Street"))
-    #expect(lines[2].contains("560 m") && lines[2].contains("Turn right onto South Caroline Street."))
+    #expect(
+      lines[2].contains("560 m") && lines[2].contains("Turn right onto South Caroline Street."))
     #expect(lines[3].contains("[Railroad crossing: look out for trains.]"))
-    let ko = try runTool("stepwise", ["route", "show", "--locale", "ko", "--route-index", "1", "Tests/StepwiseTests/Fixtures/routes/example.json"])
+    let ko = try runTool(
+      "stepwise",
+      [
+        "route", "show", "--locale", "ko", "--route-index", "1",
+        "Tests/StepwiseTests/Fixtures/routes/example.json",
+      ])
     #expect(ko.stdout.contains("출발") && ko.stdout.contains("유료 도로"))
   }
 
   @Test func convertWritesADocumentThatLoadsAgain() throws {
-    let r = try runTool("stepwise", ["route", "convert", "Tests/StepwiseTests/Fixtures/routes/example.json"])
+    let r = try runTool(
+      "stepwise", ["route", "convert", "Tests/StepwiseTests/Fixtures/routes/example.json"])
     #expect(r.status == 0)
     let again = try runTool("stepwise", ["route", "validate", "-"], stdin: Data(r.stdout.utf8))
     #expect(again.status == 0, "\(again.stderr)")
   }
 
   @Test func simulateIsDeterministicForASeed() throws {
-    let args = ["simulate", "Simulations/001-marais-drive/route.json", "--noise", "5", "--seed", "9"]
+    let args = [
+      "simulate", "Simulations/001-marais-drive/route.json", "--noise", "5", "--seed", "9",
+    ]
     let a = try runTool("stepwise", args)
     let b = try runTool("stepwise", args)
     #expect(a.status == 0 && a.stdout == b.stdout)

@@ -22,10 +22,12 @@ struct DaemonIntegrationTests {
 
   /// A drive along 001 with a 15 s standing start, written into `scratch`.
   static func track(_ scratch: ScratchDirectory, settle: Int = 15) throws -> String {
-    let sim = try runTool("stepwise", [
-      "simulate", "Simulations/001-marais-drive/route.json", "--noise", "5", "--seed", "1",
-      "--settle", "\(settle)",
-    ])
+    let sim = try runTool(
+      "stepwise",
+      [
+        "simulate", "Simulations/001-marais-drive/route.json", "--noise", "5", "--seed", "1",
+        "--settle", "\(settle)",
+      ])
     let path = scratch.file("drive.nmea")
     try Data(sim.stdout.utf8).write(to: URL(fileURLWithPath: path))
     return path
@@ -159,9 +161,13 @@ struct DaemonIntegrationTests {
     let sock = scratch.file("activated.sock")
     let binary = try #require(productPath("stepwised"))
     let p = try SpawnedProcess(
-      ["/usr/bin/systemd-socket-activate", "-E", "TSAN_OPTIONS", "-E", "ASAN_OPTIONS", "-l", sock, "--fdname=subscribers", binary,
-       "--route", Self.route, "gpsd://127.0.0.1:9"],
-      environment: sanitizerEnvironment(["PATH": "/usr/bin:/bin"]), stdoutPath: scratch.file("a.out"),
+      [
+        "/usr/bin/systemd-socket-activate", "-E", "TSAN_OPTIONS", "-E", "ASAN_OPTIONS", "-l", sock,
+        "--fdname=subscribers", binary,
+        "--route", Self.route, "gpsd://127.0.0.1:9",
+      ],
+      environment: sanitizerEnvironment(["PATH": "/usr/bin:/bin"]),
+      stdoutPath: scratch.file("a.out"),
       stderrPath: scratch.file("a.err"))
     defer { p.killGroup() }
     #expect(waitUntil(timeout: 10) { FileManager.default.fileExists(atPath: sock) })
@@ -178,9 +184,15 @@ struct DaemonIntegrationTests {
     let track = try Self.track(scratch, settle: 5)
     let state = scratch.file("state")
     try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
-    let args = ["--route", Self.route, "--json", "--state-dir", state, "--replay-speed", "20", track]
+    let args = [
+      "--route", Self.route, "--json", "--state-dir", state, "--replay-speed", "20", track,
+    ]
     let first = try Self.stepwised(args, scratch: scratch, tag: "first")
-    #expect(waitUntil(timeout: 30) { first.stdout.contains(#""class":"STEP","time":"#) && first.stdout.components(separatedBy: #""class":"STEP""#).count > 4 })
+    #expect(
+      waitUntil(timeout: 30) {
+        first.stdout.contains(#""class":"STEP","time":"#)
+          && first.stdout.components(separatedBy: #""class":"STEP""#).count > 4
+      })
     first.killGroup()  // SIGKILL, mid-drive
     _ = first.wait(timeout: 5)
     let second = try Self.stepwised(args, scratch: scratch, tag: "second")
@@ -190,7 +202,8 @@ struct DaemonIntegrationTests {
     let before = ids(first.stdout)
     let after = ids(second.stdout)
     #expect(!after.isEmpty)
-    #expect(Set(before).isDisjoint(with: Set(after)), "repeated: \(Set(before).intersection(after))")
+    #expect(
+      Set(before).isDisjoint(with: Set(after)), "repeated: \(Set(before).intersection(after))")
     #expect(second.stdout.contains(#""class":"ARRIVED""#))
     let firstSteps = steps(first.stdout)
     let secondSteps = steps(second.stdout)
@@ -206,14 +219,17 @@ struct DaemonIntegrationTests {
       to: URL(fileURLWithPath: state + "/route.json"))
     let r = try runTool(
       "stepwised",
-      ["--route", "Simulations/003-missed-turn-and-return/route.json", "--state-dir", state,
-       "--fast", "Simulations/003-missed-turn-and-return/drive.nmea"])
+      [
+        "--route", "Simulations/003-missed-turn-and-return/route.json", "--state-dir", state,
+        "--fast", "Simulations/003-missed-turn-and-return/drive.nmea",
+      ])
     #expect(r.status == 0)
     #expect(r.stderr.contains("unusable"), "\(r.stderr)")
     #expect(r.stdout.contains("ARRIVED"))
     // Without --route, the (now valid) saved route is used; arrived routes start over.
     let again = try runTool(
-      "stepwised", ["--state-dir", state, "--fast", "Simulations/003-missed-turn-and-return/drive.nmea"])
+      "stepwised",
+      ["--state-dir", state, "--fast", "Simulations/003-missed-turn-and-return/drive.nmea"])
     #expect(again.status == 0, "\(again.stderr)")
     #expect(again.stdout.contains("ARRIVED"))
   }
@@ -221,8 +237,10 @@ struct DaemonIntegrationTests {
   @Test func anUnwritableStateDirectoryOnlyWarns() throws {
     let r = try runTool(
       "stepwised",
-      ["--route", "Simulations/003-missed-turn-and-return/route.json", "--state-dir", "/proc",
-       "--fast", "Simulations/003-missed-turn-and-return/drive.nmea"])
+      [
+        "--route", "Simulations/003-missed-turn-and-return/route.json", "--state-dir", "/proc",
+        "--fast", "Simulations/003-missed-turn-and-return/drive.nmea",
+      ])
     #expect(r.status == 0)
     #expect(r.stderr.contains("cannot save the state"), "\(r.stderr)")
     #expect(r.stderr.components(separatedBy: "cannot save the state").count <= 3)
@@ -246,9 +264,11 @@ struct DaemonIntegrationTests {
       atPath: repositoryFile("Tests/StepwiseTests/Fixtures/routes/example.json"), toPath: routeCopy)
     let reload = try runTool("stepwise", ["reload", "--pid", String(daemon.pid)])
     #expect(reload.status == 0)
-    #expect(waitUntil(timeout: 5) {
-      ((try? runTool("stepwise", ["routes", "--socket", sock]))?.stdout ?? "").contains("Eastern Avenue")
-    })
+    #expect(
+      waitUntil(timeout: 5) {
+        ((try? runTool("stepwise", ["routes", "--socket", sock]))?.stdout ?? "").contains(
+          "Eastern Avenue")
+      })
     // The subscriber is still connected.
     watcher.send(#"{"cmd":"status","id":7}"#)
     #expect(watcher.answer()?["id"]?.doubleValue == 7)

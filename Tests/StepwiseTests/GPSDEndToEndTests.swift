@@ -14,7 +14,9 @@ final class SpawnedProcess {
   private(set) var status: Int32?
 
   /// Starts `argv` in a new session (`setsid`), so `pid` is also its process group.
-  init(_ argv: [String], environment: [String: String], stdoutPath: String, stderrPath: String) throws {
+  init(_ argv: [String], environment: [String: String], stdoutPath: String, stderrPath: String)
+    throws
+  {
     self.stdoutPath = stdoutPath
     self.stderrPath = stderrPath
     var actions = posix_spawn_file_actions_t()
@@ -77,7 +79,8 @@ final class SpawnedProcess {
 final class ScratchDirectory {
   let path: String
   init() throws {
-    var template = Array((FileManager.default.temporaryDirectory.path + "/stepwise-gpsd-XXXXXX").utf8CString)
+    var template = Array(
+      (FileManager.default.temporaryDirectory.path + "/stepwise-gpsd-XXXXXX").utf8CString)
     guard let p = mkdtemp(&template) else { throw POSIXError(.EIO) }
     path = String(cString: p)
   }
@@ -145,27 +148,37 @@ func announcements(_ transcript: String, excludingKinds: Set<String> = []) -> [S
 /// The `class` (and `status`, where there is one) of each line, in order.
 func classes(_ transcript: String) -> [String] {
   transcript.split(separator: "\n").compactMap { line -> String? in
-    guard let o = try? JSONParser.parse(String(line)), let c = o["class"]?.stringValue else { return nil }
+    guard let o = try? JSONParser.parse(String(line)), let c = o["class"]?.stringValue else {
+      return nil
+    }
     return o["status"]?.stringValue.map { "\(c) \($0)" } ?? c
   }
 }
 
-let gpsfakeInstalled = FileManager.default.isExecutableFile(atPath: "/usr/bin/gpsfake")
+let gpsfakeInstalled =
+  FileManager.default.isExecutableFile(atPath: "/usr/bin/gpsfake")
   && FileManager.default.isExecutableFile(atPath: "/usr/sbin/gpsd")
   && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")
 
-@Suite(.serialized, .timeLimit(.minutes(2)), .enabled(if: gpsfakeInstalled, "gpsfake is not installed"))
+@Suite(
+  .serialized, .timeLimit(.minutes(2)), .enabled(if: gpsfakeInstalled, "gpsfake is not installed"))
 struct GPSDEndToEndTests {
   static let scenario = "Simulations/003-missed-turn-and-return"
   /// Seconds between sentences: 4 sentences per epoch make 131 epochs last about 21 s.
   static let sentenceDelay = "0.04"
 
   /// Starts gpsfake on `port` replaying `track`, in its own session, and waits for the port.
-  static func gpsfake(_ track: String, port: Int, scratch: ScratchDirectory, tag: String) throws -> SpawnedProcess {
+  static func gpsfake(_ track: String, port: Int, scratch: ScratchDirectory, tag: String) throws
+    -> SpawnedProcess
+  {
     let p = try SpawnedProcess(
-      ["/usr/bin/python3", "/usr/bin/gpsfake", "-1", "-q", "-c", sentenceDelay, "-W", "15", "-P", "\(port)", track],
+      [
+        "/usr/bin/python3", "/usr/bin/gpsfake", "-1", "-q", "-c", sentenceDelay, "-W", "15", "-P",
+        "\(port)", track,
+      ],
       environment: ["TMPDIR": scratch.path, "PATH": "/usr/sbin:/usr/bin:/sbin:/bin"],
-      stdoutPath: scratch.file("gpsfake-\(tag).out"), stderrPath: scratch.file("gpsfake-\(tag).err"))
+      stdoutPath: scratch.file("gpsfake-\(tag).out"), stderrPath: scratch.file("gpsfake-\(tag).err")
+    )
     guard waitUntil(timeout: 10, { isListening(port) }) else {
       p.killGroup()
       throw POSIXError(.ETIMEDOUT)
@@ -182,7 +195,8 @@ struct GPSDEndToEndTests {
   }
 
   static func directReplay(_ track: String) throws -> String {
-    let r = try runTool("stepwised", ["--route", "\(scenario)/route.json", "--fast", "--json", track])
+    let r = try runTool(
+      "stepwised", ["--route", "\(scenario)/route.json", "--fast", "--json", track])
     #expect(r.status == 0, "\(r.stderr)")
     return r.stdout
   }
@@ -193,24 +207,29 @@ struct GPSDEndToEndTests {
     let port = try freeLoopbackPort()
     // The scenario's drive with a longer standing start: gpsd swallows the first epochs while
     // it learns the receiver's cycle, and guidance must start from a standstill in both runs.
-    let sim = try runTool("stepwise", [
-      "simulate", "\(Self.scenario)/route.json", "--settle", "20", "--noise", "5", "--seed", "2",
-      "--deviate-at", "430", "--deviate-angle", "0", "--deviate-length", "200", "--rejoin",
-    ])
+    let sim = try runTool(
+      "stepwise",
+      [
+        "simulate", "\(Self.scenario)/route.json", "--settle", "20", "--noise", "5", "--seed", "2",
+        "--deviate-at", "430", "--deviate-angle", "0", "--deviate-length", "200", "--rejoin",
+      ])
     let track = scratch.file("drive.nmea")
     try Data(sim.stdout.utf8).write(to: URL(fileURLWithPath: track))
     let gpsd = try Self.gpsfake(track, port: port, scratch: scratch, tag: "1")
     defer { gpsd.killGroup() }
     let daemon = try Self.stepwised(["gpsd://127.0.0.1:\(port)"], scratch: scratch)
     defer { daemon.killGroup() }
-    #expect(waitUntil(timeout: 60) { daemon.stdout.contains(#""class":"ARRIVED""#) }, "\(daemon.stderr)")
+    #expect(
+      waitUntil(timeout: 60) { daemon.stdout.contains(#""class":"ARRIVED""#) }, "\(daemon.stderr)")
     daemon.signal(SIGTERM)
     #expect(daemon.wait(timeout: 10) == 0)
     let live = daemon.stdout
     let direct = try Self.directReplay(track)
     #expect(announcements(live) == announcements(direct))
     #expect(classes(live).first == "SOURCE connected")
-    #expect(classes(live).filter { !$0.hasPrefix("PROGRESS") && !$0.hasPrefix("SOURCE") } == classes(direct).filter { !$0.hasPrefix("PROGRESS") })
+    #expect(
+      classes(live).filter { !$0.hasPrefix("PROGRESS") && !$0.hasPrefix("SOURCE") }
+        == classes(direct).filter { !$0.hasPrefix("PROGRESS") })
     #expect(daemon.stderr.contains("connected to gpsd 3."), "\(daemon.stderr)")
   }
 
@@ -219,8 +238,11 @@ struct GPSDEndToEndTests {
     defer { scratch.remove() }
     // The drive in two parts: up to 08:00:59, then from 08:01:05 (the new gpsd loses a few
     // epochs more while it starts).
-    let lines = String(decoding: readBytes(repositoryFile("\(Self.scenario)/drive.nmea")), as: UTF8.self)
-      .split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)  // "\r\n" is one Character
+    let lines = String(
+      decoding: readBytes(repositoryFile("\(Self.scenario)/drive.nmea")), as: UTF8.self
+    )
+    // ("\r\n" is one Character, so one line break.)
+    .split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
     func time(_ l: Substring) -> Int? {
       guard l.hasPrefix("$GP"), l.count > 13, l.dropFirst(3).prefix(3) != "GSA" else { return nil }
       return Int(l.dropFirst(7).prefix(6))
@@ -239,25 +261,36 @@ struct GPSDEndToEndTests {
         partB.append(l)
       }
     }
-    try partA.joined(separator: "\r\n").write(toFile: scratch.file("a.nmea"), atomically: true, encoding: .utf8)
-    try partB.joined(separator: "\r\n").write(toFile: scratch.file("b.nmea"), atomically: true, encoding: .utf8)
+    try partA.joined(separator: "\r\n").write(
+      toFile: scratch.file("a.nmea"), atomically: true, encoding: .utf8)
+    try partB.joined(separator: "\r\n").write(
+      toFile: scratch.file("b.nmea"), atomically: true, encoding: .utf8)
 
     let port = try freeLoopbackPort()
     let first = try Self.gpsfake(scratch.file("a.nmea"), port: port, scratch: scratch, tag: "a")
     defer { first.killGroup() }
     let daemon = try Self.stepwised(["gpsd://127.0.0.1:\(port)"], scratch: scratch)
     defer { daemon.killGroup() }
-    #expect(waitUntil(timeout: 30) { daemon.stdout.contains(#""time":"2024-05-01T08:00:59.000Z""#) }, "\(daemon.stderr)")
+    #expect(
+      waitUntil(timeout: 30) { daemon.stdout.contains(#""time":"2024-05-01T08:00:59.000Z""#) },
+      "\(daemon.stderr)")
     first.killGroup()
     #expect(waitUntil(timeout: 5) { daemon.stdout.contains(#""status":"disconnected""#) })
     let second = try Self.gpsfake(scratch.file("b.nmea"), port: port, scratch: scratch, tag: "b")
     defer { second.killGroup() }
     let listening = Date()
-    #expect(waitUntil(timeout: 5) { classes(daemon.stdout).filter { $0 == "SOURCE connected" }.count == 2 })
+    #expect(
+      waitUntil(timeout: 5) {
+        classes(daemon.stdout).filter { $0 == "SOURCE connected" }.count == 2
+      })
     let reconnect = Date().timeIntervalSince(listening)
     #expect(reconnect < 2, "reconnected \(reconnect) s after gpsd was back")
     // The first fix after the gap (gpsfake needs about a second to feed its new pty).
-    #expect(waitUntil(timeout: 10) { daemon.stdout.contains(#""class":"GPS","time":"#) && daemon.stdout.contains(#""status":"acquired""#) })
+    #expect(
+      waitUntil(timeout: 10) {
+        daemon.stdout.contains(#""class":"GPS","time":"#)
+          && daemon.stdout.contains(#""status":"acquired""#)
+      })
     let resumed = Date().timeIntervalSince(listening)
     #expect(
       waitUntil(timeout: 60) { daemon.stdout.contains(#""class":"ARRIVED""#) },
@@ -267,7 +300,10 @@ struct GPSDEndToEndTests {
 
     let live = daemon.stdout
     let c = classes(live).filter { $0.hasPrefix("SOURCE") || $0.hasPrefix("GPS") }
-    #expect(c == ["SOURCE connected", "SOURCE disconnected", "SOURCE connected", "GPS lost", "GPS acquired"], "\(c)")
+    #expect(
+      c == [
+        "SOURCE connected", "SOURCE disconnected", "SOURCE connected", "GPS lost", "GPS acquired",
+      ], "\(c)")
     // The prompts of the uninterrupted drive, in its order, plus the two about the GPS; none
     // twice. On a loaded machine (CI under ThreadSanitizer) the daemon may connect after
     // gpsfake fed the first epochs, whose prompt then never comes: one prompt may be missing,
@@ -283,12 +319,15 @@ struct GPSDEndToEndTests {
       }
       rest = rest[(i + 1)...]
     }
-    #expect(heard.count >= expected.count - 1, "missing: \(Set(expected).subtracting(heard).sorted())")
+    #expect(
+      heard.count >= expected.count - 1, "missing: \(Set(expected).subtracting(heard).sorted())")
     if heard.count < expected.count {
       print("gpsd restart: missed under load: \(Set(expected).subtracting(heard).sorted())")
     }
     #expect(announcements(live).filter { $0.hasSuffix(" gps") }.count == 2)
-    let ids = live.split(separator: "\n").compactMap { try? JSONParser.parse(String($0))["id"]?.stringValue }
+    let ids = live.split(separator: "\n").compactMap {
+      try? JSONParser.parse(String($0))["id"]?.stringValue
+    }
     #expect(Set(ids).count == ids.count, "\(ids)")
     let err = daemon.stderr
     #expect(err.components(separatedBy: "lost gpsd at").count == 2, "\(err)")
@@ -310,7 +349,9 @@ struct GPSDEndToEndTests {
     daemon.signal(SIGTERM)
     #expect(daemon.wait(timeout: 10) == 0)
     #expect(Date().timeIntervalSince(stopped) < 1.5)
-    #expect(daemon.stderr.components(separatedBy: "cannot reach gpsd at gpsd://127.0.0.1:\(port)").count == 2, "\(daemon.stderr)")
+    #expect(
+      daemon.stderr.components(separatedBy: "cannot reach gpsd at gpsd://127.0.0.1:\(port)").count
+        == 2, "\(daemon.stderr)")
     #expect(daemon.stdout.isEmpty)
   }
 }
@@ -322,17 +363,25 @@ struct GPSDEndToEndTests {
 
   @Test(arguments: ["003-missed-turn.gpspipe-w.json", "003-missed-turn.gpspipe-uu.json"])
   func aCaptureReplaysToTheAnnouncementsOfItsNMEATrack(fixture: String) throws {
-    let capture = try runTool("stepwised", ["--route", "\(Self.scenario)/route.json", "--fast", "--json", "\(Self.fixtures)/\(fixture)"])
+    let capture = try runTool(
+      "stepwised",
+      ["--route", "\(Self.scenario)/route.json", "--fast", "--json", "\(Self.fixtures)/\(fixture)"])
     #expect(capture.status == 0, "\(capture.stderr)")
-    let nmea = try runTool("stepwised", ["--route", "\(Self.scenario)/route.json", "--fast", "--json", "\(Self.scenario)/drive.nmea"])
+    let nmea = try runTool(
+      "stepwised",
+      ["--route", "\(Self.scenario)/route.json", "--fast", "--json", "\(Self.scenario)/drive.nmea"])
     #expect(!announcements(capture.stdout).isEmpty)
     #expect(announcements(capture.stdout) == announcements(nmea.stdout))
-    #expect(classes(capture.stdout).filter { $0 != "PROGRESS" } == classes(nmea.stdout).filter { $0 != "PROGRESS" })
+    #expect(
+      classes(capture.stdout).filter { $0 != "PROGRESS" }
+        == classes(nmea.stdout).filter { $0 != "PROGRESS" })
   }
 
   @Test func theKindIsToldFromTheContentEvenOnStandardInput() throws {
     let bytes = Data(readBytes(repositoryFile("\(Self.fixtures)/003-missed-turn.gpspipe-uu.json")))
-    let r = try runTool("stepwised", ["--route", "\(Self.scenario)/route.json", "--fast", "--verbose", "-"], stdin: bytes)
+    let r = try runTool(
+      "stepwised", ["--route", "\(Self.scenario)/route.json", "--fast", "--verbose", "-"],
+      stdin: bytes)
     #expect(r.status == 0)
     #expect(r.stdout.contains("ARRIVED"))
     #expect(r.stderr.contains("is a gpsd JSON capture"), "\(r.stderr)")
@@ -341,19 +390,29 @@ struct GPSDEndToEndTests {
 
   @Test func aPacedCaptureReplayGivesTheSameEventsAsAFastOne() throws {
     // The first 40 lines: about 18 s of fixes, at 100x about 0.18 s.
-    let text = String(decoding: readBytes(repositoryFile("\(Self.fixtures)/003-missed-turn.gpspipe-w.json")), as: UTF8.self)
+    let text = String(
+      decoding: readBytes(repositoryFile("\(Self.fixtures)/003-missed-turn.gpspipe-w.json")),
+      as: UTF8.self)
     let head = Data(text.split(separator: "\n").prefix(40).joined(separator: "\n").utf8)
-    let fast = try runTool("stepwised", ["--route", "\(Self.scenario)/route.json", "--fast", "--json", "-"], stdin: head)
+    let fast = try runTool(
+      "stepwised", ["--route", "\(Self.scenario)/route.json", "--fast", "--json", "-"], stdin: head)
     let started = Date()
-    let paced = try runTool("stepwised", ["--route", "\(Self.scenario)/route.json", "--replay-speed", "100", "--json", "-"], stdin: head)
+    let paced = try runTool(
+      "stepwised",
+      ["--route", "\(Self.scenario)/route.json", "--replay-speed", "100", "--json", "-"],
+      stdin: head)
     #expect(Date().timeIntervalSince(started) >= 0.12)
     #expect(fast.stdout == paced.stdout && !fast.stdout.isEmpty)
   }
 
   @Test func liveOnlyOptionsAreRefusedForFilesAndViceVersa() throws {
-    let a = try runTool("stepwised", ["--route", "\(Self.scenario)/route.json", "--fast", "gpsd://127.0.0.1:1"])
+    let a = try runTool(
+      "stepwised", ["--route", "\(Self.scenario)/route.json", "--fast", "gpsd://127.0.0.1:1"])
     #expect(a.status == 2 && a.stderr.contains("apply to recorded tracks"), "\(a.stderr)")
-    let b = try runTool("stepwised", ["--route", "\(Self.scenario)/route.json", "--gpsd-device", "/dev/ttyACM0", "-"], stdin: Data())
+    let b = try runTool(
+      "stepwised",
+      ["--route", "\(Self.scenario)/route.json", "--gpsd-device", "/dev/ttyACM0", "-"],
+      stdin: Data())
     #expect(b.status == 2 && b.stderr.contains("--gpsd-device applies to gpsd"), "\(b.stderr)")
     let c = try runTool("stepwised", ["--route", "\(Self.scenario)/route.json", "gpsd://host:0"])
     #expect(c.status == 2 && c.stderr.contains("invalid gpsd address"), "\(c.stderr)")

@@ -9,11 +9,14 @@ import Wire
 /// gpsd's JSON reports decoded, merged into epochs, and read from gpspipe captures: the pure
 /// side of the gpsd client.
 @Suite struct GPSDReportTests {
-  static func decode(_ line: String) throws -> GPSDReport { try GPSDReport.decode(Array(line.utf8)) }
+  static func decode(_ line: String) throws -> GPSDReport {
+    try GPSDReport.decode(Array(line.utf8))
+  }
 
   @Test func aTPVDecodesWithAbsentValuesAsNil() throws {
     let r = try Self.decode(
-      #"{"class":"TPV","device":"/dev/pts/1","mode":3,"time":"2024-05-01T08:00:05.000Z","ept":0.005,"lat":39.2846487,"lon":-76.5916278,"altMSL":450.0,"track":273.0,"speed":1.626,"eph":17.1}"#)
+      #"{"class":"TPV","device":"/dev/pts/1","mode":3,"time":"2024-05-01T08:00:05.000Z","ept":0.005,"lat":39.2846487,"lon":-76.5916278,"altMSL":450.0,"track":273.0,"speed":1.626,"eph":17.1}"#
+    )
     guard case .tpv(let t) = r else {
       Issue.record("not a TPV: \(r)")
       return
@@ -26,7 +29,9 @@ import Wire
 
   @Test func deviceActivatedIsATimeWhileActiveAndZeroOnceGone() throws {
     #expect(
-      try Self.decode(#"{"class":"DEVICE","path":"/dev/ttyACM0","activated":"2026-11-29T13:31:07.854Z","driver":"NMEA0183","cycle":1.00}"#)
+      try Self.decode(
+        #"{"class":"DEVICE","path":"/dev/ttyACM0","activated":"2026-11-29T13:31:07.854Z","driver":"NMEA0183","cycle":1.00}"#
+      )
         == .device(GPSDDevice(path: "/dev/ttyACM0", activated: true, driver: "NMEA0183", cycle: 1)))
     #expect(
       try Self.decode(#"{"class":"DEVICE","path":"/dev/ttyACM0","activated":0}"#)
@@ -36,10 +41,15 @@ import Wire
 
   @Test func otherClassesDecodeOrAreNamed() throws {
     #expect(
-      try Self.decode(#"{"class":"VERSION","release":"3.22","rev":"3.22","proto_major":3,"proto_minor":14}"#)
+      try Self.decode(
+        #"{"class":"VERSION","release":"3.22","rev":"3.22","proto_major":3,"proto_minor":14}"#)
         == .version(GPSDVersion(release: "3.22", protocolMajor: 3, protocolMinor: 14)))
-    #expect(try Self.decode(#"{"class":"ERROR","message":"Unrecognized request '?FOO'"}"#) == .error("Unrecognized request '?FOO'"))
-    #expect(try Self.decode(#"{"class":"WATCH","enable":true,"json":true,"device":"/dev/ttyUSB0"}"#) == .watch(device: "/dev/ttyUSB0"))
+    #expect(
+      try Self.decode(#"{"class":"ERROR","message":"Unrecognized request '?FOO'"}"#)
+        == .error("Unrecognized request '?FOO'"))
+    #expect(
+      try Self.decode(#"{"class":"WATCH","enable":true,"json":true,"device":"/dev/ttyUSB0"}"#)
+        == .watch(device: "/dev/ttyUSB0"))
     #expect(try Self.decode(#"{"class":"PPS","device":"/dev/pps0"}"#) == .other("PPS"))
     #expect(throws: GPSDDecodeError.self) { try Self.decode(#"{"class":"TPV","mode":3"#) }
     #expect(throws: GPSDDecodeError.self) { try Self.decode(#"["TPV"]"#) }
@@ -47,8 +57,14 @@ import Wire
     #expect(throws: GPSDDecodeError.self) { try Self.decode(long) }
   }
 
-  static func tpv(_ time: Double, mode: Int = 3, lat: Double? = 48.1, lon: Double? = 11.5, status: Int? = nil, eph: Double? = 16.2, speed: Double? = 10) -> GPSDReport {
-    .tpv(GPSDPositionReport(mode: mode, status: status, time: time, latitude: lat, longitude: lon, speed: speed, eph: eph))
+  static func tpv(
+    _ time: Double, mode: Int = 3, lat: Double? = 48.1, lon: Double? = 11.5, status: Int? = nil,
+    eph: Double? = 16.2, speed: Double? = 10
+  ) -> GPSDReport {
+    .tpv(
+      GPSDPositionReport(
+        mode: mode, status: status, time: time, latitude: lat, longitude: lon, speed: speed,
+        eph: eph))
   }
 
   @Test func severalTPVsOfOneEpochMergeAndTheNewestValueWins() {
@@ -77,18 +93,27 @@ import Wire
   }
 
   @Test func modeBelowTwoOrNoPositionIsNoFix() {
-    #expect(GPSDEpochMerger.fix(GPSDPositionReport(mode: 1, time: 5, latitude: 1, longitude: 2), time: 5) == .noFix(time: 5))
+    #expect(
+      GPSDEpochMerger.fix(GPSDPositionReport(mode: 1, time: 5, latitude: 1, longitude: 2), time: 5)
+        == .noFix(time: 5))
     #expect(GPSDEpochMerger.fix(GPSDPositionReport(mode: 0, time: 5), time: 5) == .noFix(time: 5))
-    #expect(GPSDEpochMerger.fix(GPSDPositionReport(mode: 3, time: 5, latitude: 91, longitude: 2), time: 5) == .noFix(time: 5))
-    #expect(GPSDEpochMerger.fix(GPSDPositionReport(mode: 2, time: 5, latitude: 1, longitude: 2), time: 5).isValid)
+    #expect(
+      GPSDEpochMerger.fix(GPSDPositionReport(mode: 3, time: 5, latitude: 91, longitude: 2), time: 5)
+        == .noFix(time: 5))
+    #expect(
+      GPSDEpochMerger.fix(GPSDPositionReport(mode: 2, time: 5, latitude: 1, longitude: 2), time: 5)
+        .isValid)
   }
 
-  @Test(arguments: [
-    (nil, FixQuality.gps), (2, .dgps), (3, .rtk), (4, .rtk), (5, .deadReckoning), (6, .deadReckoning),
-    (8, .simulated), (7, .gps),
-  ] as [(Int?, FixQuality)])
+  @Test(
+    arguments: [
+      (nil, FixQuality.gps), (2, .dgps), (3, .rtk), (4, .rtk), (5, .deadReckoning),
+      (6, .deadReckoning),
+      (8, .simulated), (7, .gps),
+    ] as [(Int?, FixQuality)])
   func statusMapsToTheFixQuality(status: Int?, quality: FixQuality) {
-    let f = GPSDEpochMerger.fix(GPSDPositionReport(mode: 3, status: status, time: 1, latitude: 1, longitude: 2), time: 1)
+    let f = GPSDEpochMerger.fix(
+      GPSDPositionReport(mode: 3, status: status, time: 1, latitude: 1, longitude: 2), time: 1)
     #expect(f.quality == quality)
   }
 
@@ -142,7 +167,9 @@ import Wire
   }
 
   @Test func gpsdAddressesParse() throws {
-    #expect(try GPSDAddress(parsing: "gpsd://127.0.0.1:29471") == GPSDAddress(host: "127.0.0.1", port: "29471"))
+    #expect(
+      try GPSDAddress(parsing: "gpsd://127.0.0.1:29471")
+        == GPSDAddress(host: "127.0.0.1", port: "29471"))
     #expect(try GPSDAddress(parsing: "gpsd://box") == GPSDAddress(host: "box", port: "2947"))
     #expect(try GPSDAddress(parsing: "gpsd://[::1]:2948") == GPSDAddress(host: "::1", port: "2948"))
     #expect(try GPSDAddress(parsing: "gpsd://[::1]:2948")?.description == "gpsd://[::1]:2948")
@@ -192,14 +219,22 @@ import Wire
     let sink = Recorder()
     publisher.add(sink)
     let clock = FakeClock()
-    var engine = Engine(session: try Self.session(), publisher: publisher, clock: clock, utcNow: { 5 })
+    var engine = Engine(
+      session: try Self.session(), publisher: publisher, clock: clock, utcNow: { 5 })
     engine.sourceName = "gpsd://test"
     engine.handle(.source(.connected, reason: nil))
     let start = Coordinate(latitude: 47.14, longitude: 9.52)
     engine.handle(.fix(Fix(time: 100, coordinate: start, speed: 0)))
     clock.time += 4.9
     engine.handle(.tick)
-    #expect(!sink.received.contains { if case .navigation(let e) = $0.event, case .gps = e.kind { return true } else { return false } })
+    #expect(
+      !sink.received.contains {
+        if case .navigation(let e) = $0.event, case .gps = e.kind {
+          return true
+        } else {
+          return false
+        }
+      })
     clock.time += 0.2
     engine.handle(.tick)
     engine.handle(.source(.disconnected, reason: "end of stream"))
@@ -222,11 +257,13 @@ import Wire
   @Test func aLateSinkGetsTheStateAndThenOnlyLaterEvents() throws {
     let publisher = EventPublisher()
     var engine = Engine(session: try Self.session(), publisher: publisher, clock: FakeClock())
-    engine.handle(.fix(Fix(time: 100, coordinate: Coordinate(latitude: 47.14, longitude: 9.52), speed: 0)))
+    engine.handle(
+      .fix(Fix(time: 100, coordinate: Coordinate(latitude: 47.14, longitude: 9.52), speed: 0)))
     let late = Recorder()
     let state = publisher.add(late)
     #expect(state.route != nil && state.step == 1 && state.progress != nil)
-    engine.handle(.fix(Fix(time: 101, coordinate: Coordinate(latitude: 47.14, longitude: 9.5201), speed: 5)))
+    engine.handle(
+      .fix(Fix(time: 101, coordinate: Coordinate(latitude: 47.14, longitude: 9.5201), speed: 5)))
     #expect(late.received.first?.seq == state.seq + 1)
     publisher.finish()
     #expect(late.finished)

@@ -3,7 +3,8 @@ import Testing
 
 @Suite struct GeodesyTests {
   @Test func distanceOfOneDegreeOfLatitudeIsAbout111Kilometres() {
-    let d = Coordinate(latitude: 0, longitude: 0).distance(to: Coordinate(latitude: 1, longitude: 0))
+    let d = Coordinate(latitude: 0, longitude: 0).distance(
+      to: Coordinate(latitude: 1, longitude: 0))
     #expect(abs(d - 111_195) < 5)
   }
 
@@ -11,7 +12,8 @@ import Testing
     (179.9995, -179.9995), (-179.9995, 179.9995), (180.0, -179.999), (-180.0, 179.999),
   ])
   func distancesAcrossTheAntimeridianAreShort(a: Double, b: Double) {
-    let d = Coordinate(latitude: 10, longitude: a).distance(to: Coordinate(latitude: 10, longitude: b))
+    let d = Coordinate(latitude: 10, longitude: a).distance(
+      to: Coordinate(latitude: 10, longitude: b))
     #expect(d < 200, "\(a) → \(b): \(d) m")
   }
 

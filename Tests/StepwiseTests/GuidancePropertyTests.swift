@@ -29,7 +29,10 @@ struct GuidanceProperties {
       }
       let merged = prompts.filter {
         $0.1.step == m - 1 && [.approach, .now].contains($0.1.kind)
-          && { if case .maneuver(_, _, let then) = $0.1.utterance { return then != nil }; return false }($0)
+          && {
+            if case .maneuver(_, _, let then) = $0.1.utterance { return then != nil }
+            return false
+          }($0)
       }
       let last = (own + merged).map(\.0).max()
       if m == steps.count - 1 {
@@ -37,10 +40,12 @@ struct GuidanceProperties {
         // when the last step is short.
         continue
       }
-      #expect(last != nil, "maneuver \(m) (\(steps[m].instructions)) was never announced",
+      #expect(
+        last != nil, "maneuver \(m) (\(steps[m].instructions)) was never announced",
         sourceLocation: sourceLocation)
       if let last {
-        #expect(last < reached,
+        #expect(
+          last < reached,
           "maneuver \(m): final prompt at \(last - drive.truth[0].time) s, reached at \(reached - drive.truth[0].time) s",
           sourceLocation: sourceLocation)
       }
@@ -92,7 +97,11 @@ struct GuidanceProperties {
       let drive = DriveSimulator.drive(Self.townRoute.routes[0], options: o)
       let events = try runSession(Self.townRoute, fixes: drive.fixes)
       #expect(GuidanceProperties.offRouteCount(events) == 0, "seed \(seed)")
-      #expect(events.contains { if case .arrived = $0.kind { return true }; return false })
+      #expect(
+        events.contains {
+          if case .arrived = $0.kind { return true }
+          return false
+        })
     }
   }
 
@@ -103,7 +112,11 @@ struct GuidanceProperties {
       o.seed = seed
       let drive = DriveSimulator.drive(Self.townRoute.routes[0], options: o)
       let events = try runSession(Self.townRoute, fixes: drive.fixes)
-      let arrival = try #require(events.first { if case .arrived = $0.kind { return true }; return false })
+      let arrival = try #require(
+        events.first {
+          if case .arrived = $0.kind { return true }
+          return false
+        })
       let truth = try #require(drive.truth.first { $0.time == arrival.time })
       let end = Self.townRoute.routes[0].steps.last!.polyline.last!
       #expect(truth.position.distance(to: end) <= 25, "seed \(seed)")
@@ -125,14 +138,19 @@ struct GuidanceProperties {
       #expect(offIndex - fiftyOff <= 5, "angle \(angle) seed \(seed): \(offIndex - fiftyOff) fixes")
       // And back on route afterwards, with guidance resumed to the end.
       #expect(events.contains { $0.kind == .onRoute })
-      #expect(events.contains { if case .arrived = $0.kind { return true }; return false })
+      #expect(
+        events.contains {
+          if case .arrived = $0.kind { return true }
+          return false
+        })
       // No maneuver prompts while off route.
-      var off_ = false
+      var offRoute = false
       for e in events {
-        if e.isOffRoute { off_ = true }
-        if e.kind == .onRoute { off_ = false }
-        if off_, let a = e.announcement {
-          #expect(![.prepare, .approach, .now].contains(a.kind), "prompt while off route: \(a.text)")
+        if e.isOffRoute { offRoute = true }
+        if e.kind == .onRoute { offRoute = false }
+        if offRoute, let a = e.announcement {
+          #expect(
+            ![.prepare, .approach, .now].contains(a.kind), "prompt while off route: \(a.text)")
         }
       }
     }
@@ -201,7 +219,11 @@ struct GuidanceProperties {
       if let a = e.announcement { #expect([.gps, .prepare, .approach, .now].contains(a.kind)) }
     }
     try GuidanceProperties.checkPromptsBeforeManeuvers(Self.townRoute, drive, events)
-    #expect(events.contains { if case .arrived = $0.kind { return true }; return false })
+    #expect(
+      events.contains {
+        if case .arrived = $0.kind { return true }
+        return false
+      })
   }
 
   @Test func slowWalkGetsPromptsInTime() throws {

@@ -3,8 +3,12 @@ import Testing
 
 @Suite struct JSONTests {
   @Test func parsesNestedDocumentsKeepingMemberOrder() throws {
-    let v = try JSONParser.parse(#"{"b":1,"a":[true,false,null,"x\u00e9\ud83d\ude00"],"c":{"d":-1.5e3}}"#)
-    guard case .object(let o) = v else { Issue.record("not an object"); return }
+    let v = try JSONParser.parse(
+      #"{"b":1,"a":[true,false,null,"x\u00e9\ud83d\ude00"],"c":{"d":-1.5e3}}"#)
+    guard case .object(let o) = v else {
+      Issue.record("not an object")
+      return
+    }
     #expect(o.keys == ["b", "a", "c"])
     #expect(v["a"]?.arrayValue?[3].stringValue == "xé😀")
     #expect(v["c"]?["d"]?.doubleValue == -1500)

@@ -76,7 +76,11 @@ import Testing
     #expect(s.silence(at: Self.start + 4).isEmpty)
     #expect(s.silence(at: Self.start + 6).contains { $0.kind == .gps(.lost) })
     // Later silence reports no second loss (dead reckoning may time a prompt, nothing else).
-    #expect(!s.silence(at: Self.start + 60).contains { if case .gps = $0.kind { return true }; return false })
+    #expect(
+      !s.silence(at: Self.start + 60).contains {
+        if case .gps = $0.kind { return true }
+        return false
+      })
   }
 
   @Test func oneFixPassingTwoManeuversStartsBothStepsInOrderAndPromptsNeither() throws {
@@ -93,7 +97,11 @@ import Testing
     // Then a jump (a lost second) straight past both close maneuvers.
     events = s.ingest(Self.fix(at: 1100, time: t + 6, speed: 30))
     #expect(events.compactMap(\.stepIndex) == [2, 3])
-    #expect(!events.contains { $0.announcement.map { [.prepare, .approach, .now].contains($0.kind) && $0.step < 3 } ?? false })
+    #expect(
+      !events.contains {
+        $0.announcement.map { [.prepare, .approach, .now].contains($0.kind) && $0.step < 3 }
+          ?? false
+      })
   }
 
   @Test func standingBeforeAManeuverNeverRepeatsAPrompt() throws {
@@ -109,7 +117,8 @@ import Testing
     // A red light for two minutes, 300 m before the turn, with the usual jitter.
     for k in 0..<120 {
       t += 1
-      events += s.ingest(Self.fix(at: d + Double(k % 3), time: t, speed: 0.1, course: Double(k * 37 % 360)))
+      events += s.ingest(
+        Self.fix(at: d + Double(k % 3), time: t, speed: 0.1, course: Double(k * 37 % 360)))
     }
     let ids = events.compactMap(\.announcement).map(\.id)
     #expect(Set(ids).count == ids.count)
@@ -139,7 +148,8 @@ import Testing
         let along = 200 + Double(cycle * 10 + k) * 12
         let on = g.coordinate(at: along)
         let off = on.destination(distance: 80, bearing: 180)
-        events += s.ingest(Fix(time: Self.start + t, coordinate: off, speed: 12, course: 90, horizontalAccuracy: 3))
+        events += s.ingest(
+          Fix(time: Self.start + t, coordinate: off, speed: 12, course: 90, horizontalAccuracy: 3))
       }
       for k in 5..<10 {
         t += 1

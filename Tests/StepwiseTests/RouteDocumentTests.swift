@@ -24,7 +24,9 @@ import Testing
   }
 
   /// A mutable path into the document: routes[r].steps[s].
-  static func editStep(_ o: inout JSONObject, route r: Int = 0, step s: Int, _ f: (inout JSONObject) -> Void) {
+  static func editStep(
+    _ o: inout JSONObject, route r: Int = 0, step s: Int, _ f: (inout JSONObject) -> Void
+  ) {
     guard case .array(var routes) = o["routes"], case .object(var route) = routes[r],
       case .array(var steps) = route["steps"], case .object(var step) = steps[s]
     else { return }
@@ -137,7 +139,8 @@ import Testing
 
   @Test func nonFiniteNumbersCannotSneakIn() throws {
     // JSON has no NaN; a huge exponent overflows to infinity and must be refused.
-    let e = try Self.error { o in Self.editStep(&o, step: 1) { $0["distance"] = .number(.infinity) } }
+    let e = try Self.error { o in Self.editStep(&o, step: 1) { $0["distance"] = .number(.infinity) }
+    }
     #expect(e?.code == .invalidValue)
   }
 }

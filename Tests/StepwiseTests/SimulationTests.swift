@@ -27,7 +27,9 @@ import Testing
     let actual = try scenario.transcript()
     let expected = try #require(scenario.expected(), "no expected.jsonl in \(directory)")
     if actual != expected {
-      Issue.record("transcript differs in \(directory):\n\(transcriptDiff(expected: expected, actual: actual))")
+      Issue.record(
+        "transcript differs in \(directory):\n\(transcriptDiff(expected: expected, actual: actual))"
+      )
     }
   }
 
@@ -52,7 +54,10 @@ import Testing
     doc.routes = [route]
     try GuidanceProperties.checkPromptsBeforeManeuvers(doc, drive, events)
     #expect(GuidanceProperties.duplicateIDs(events).isEmpty)
-    let arrival = events.first { if case .arrived = $0.kind { return true }; return false }
+    let arrival = events.first {
+      if case .arrived = $0.kind { return true }
+      return false
+    }
     if recipe.deviation == nil || recipe.deviation?.rejoin == true {
       let a = try #require(arrival, "no arrival in \(directory)")
       let truth = try #require(drive.truth.first { $0.time == a.time })

@@ -108,7 +108,10 @@ final class NotifyListener {
     #expect(saved.routeFile == "/etc/stepwise/route.json")
     #expect(saved.document.routes[0].steps.count == doc.routes[0].steps.count)
     // No temporary file is left behind.
-    #expect(try FileManager.default.contentsOfDirectory(atPath: dir).sorted() == ["progress.json", "route.json"])
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: dir).sorted() == [
+        "progress.json", "route.json",
+      ])
   }
 
   @Test(arguments: ["", "{", "{\"format\":\"other\",\"version\":1}", "[1,2]", "\u{0}\u{1}binary"])

@@ -95,6 +95,8 @@ extension NavigationEvent {
 /// is started with a clean environment: a sanitizer report in the child then lands in the run's
 /// reports folder instead of a stderr file the test deletes.
 func sanitizerEnvironment(_ base: [String: String]) -> [String: String] {
-  let passed = ProcessInfo.processInfo.environment.filter { ["TSAN_OPTIONS", "ASAN_OPTIONS"].contains($0.key) }
+  let passed = ProcessInfo.processInfo.environment.filter {
+    ["TSAN_OPTIONS", "ASAN_OPTIONS"].contains($0.key)
+  }
   return base.merging(passed) { $1 }
 }

@@ -1,7 +1,7 @@
 import Glibc
-import Wire
 public import Guidance
 public import Routes
+import Wire
 
 /// What a daemon run did.
 public struct DaemonReport: Sendable {
@@ -36,7 +36,8 @@ public enum Daemon {
   ///     vehicle is carried on by dead reckoning; otherwise a live engine ticks only once, when
   ///     GPS loss is due (``Engine/nextTick(interval:)``).
   public static func run(
-    session: NavigationSession?, source: any FixSource, publisher: EventPublisher = EventPublisher(),
+    session: NavigationSession?, source: any FixSource,
+    publisher: EventPublisher = EventPublisher(),
     output: StreamSink, heartbeat: EngineHeartbeat = EngineHeartbeat(), tickInterval: Double = 0.25,
     extras: DaemonExtras = DaemonExtras()
   ) async -> DaemonReport {
@@ -69,7 +70,8 @@ public enum Daemon {
       services?.saveRoute(session.document, session.routeIndex, progress: session.snapshot)
     }
     // Route loaded, socket listening, signal sources registered: ready (never waiting for a fix).
-    services?.notifier.ready(status: source.isLive ? "waiting for gpsd" : "replaying \(source.name)")
+    services?.notifier.ready(
+      status: source.isLive ? "waiting for gpsd" : "replaying \(source.name)")
     await withDiscardingTaskGroup { group in
       group.addTask {
         let r = await source.run(into: inputs, stop: stop)
@@ -156,7 +158,8 @@ public enum Daemon {
             notifier?.ready(status: "route reloaded")
           }))
     } catch {
-      logLine(3, "stepwised: SIGHUP: cannot re-read the route: \(error); guidance goes on unchanged")
+      logLine(
+        3, "stepwised: SIGHUP: cannot re-read the route: \(error); guidance goes on unchanged")
       notifier?.ready(status: "reload failed, guidance unchanged")
     }
   }

@@ -54,7 +54,8 @@ public struct Engine {
   private var batch: [NavigationEvent] = []
 
   public init(
-    session: NavigationSession?, publisher: EventPublisher, heartbeat: EngineHeartbeat = EngineHeartbeat(),
+    session: NavigationSession?, publisher: EventPublisher,
+    heartbeat: EngineHeartbeat = EngineHeartbeat(),
     clock: any PacingClock = SystemClock(), utcNow: @escaping @Sendable () -> Double = UTCClock.now
   ) {
     self.session = session

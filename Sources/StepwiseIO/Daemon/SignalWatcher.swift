@@ -65,7 +65,8 @@ private final class Countdown: Sendable {
 
 /// Opens once; waiters before and after that all pass.
 private final class Gate: Sendable {
-  private let state = Locked<(opened: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+  private let state = Locked<(opened: Bool, waiters: [CheckedContinuation<Void, Never>])>(
+    (false, []))
 
   func open() {
     let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in

@@ -1,7 +1,7 @@
 import Dispatch
 import Glibc
-import Synchronization
 import Guidance
+import Synchronization
 import Wire
 
 /// An ``EventSink`` that writes lines to a file descriptor (standard output) from its own
@@ -248,7 +248,8 @@ public final class StreamSink: EventSink {
       }
       if n < 0 {
         if errno == EINTR { continue }
-        return SystemError(errno: errno, function: "write", subject: fd == 1 ? "stdout" : "fd \(fd)")
+        return SystemError(
+          errno: errno, function: "write", subject: fd == 1 ? "stdout" : "fd \(fd)")
       }
       offset += n
     }

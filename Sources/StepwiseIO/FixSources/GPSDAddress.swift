@@ -20,10 +20,14 @@ public struct GPSDAddress: Sendable, Equatable, CustomStringConvertible {
     var host: Substring
     var port: Substring = "2947"
     if rest.hasPrefix("[") {
-      guard let close = rest.firstIndex(of: "]") else { throw UsageError("invalid gpsd address '\(text)'") }
+      guard let close = rest.firstIndex(of: "]") else {
+        throw UsageError("invalid gpsd address '\(text)'")
+      }
       host = rest[rest.index(after: rest.startIndex)..<close]
       let after = rest[rest.index(after: close)...]
-      if after.hasPrefix(":") { port = after.dropFirst() } else if !after.isEmpty {
+      if after.hasPrefix(":") {
+        port = after.dropFirst()
+      } else if !after.isEmpty {
         throw UsageError("invalid gpsd address '\(text)'")
       }
     } else if let colon = rest.lastIndex(of: ":") {

@@ -103,9 +103,12 @@ public struct GPSDSource: FixSource {
           outageSaid = true
           requireData = reason != "end of stream"
         } else if alive {
-          if source.verbose { logLine(7, "stepwised: gpsd at \(address) still delivers nothing; reconnecting") }
+          if source.verbose {
+            logLine(7, "stepwised: gpsd at \(address) still delivers nothing; reconnecting")
+          }
         } else if !silentSaid {
-          logLine(4, "stepwised: gpsd at \(address) accepted the connection but \(reason); retrying")
+          logLine(
+            4, "stepwised: gpsd at \(address) accepted the connection but \(reason); retrying")
           silentSaid = true
         }
         pause()
@@ -115,7 +118,8 @@ public struct GPSDSource: FixSource {
 
     /// Opens a connection and asks for reports.
     func connect() throws(GPSDError) -> GPSDConnection {
-      let c = try GPSDConnection.open(host: source.address.host, port: source.address.port, queue: queue)
+      let c = try GPSDConnection.open(
+        host: source.address.host, port: source.address.port, queue: queue)
       do {
         try c.watch(device: source.device)
       } catch {
@@ -127,7 +131,9 @@ public struct GPSDSource: FixSource {
 
     /// Reads one connection until it ends; returns whether it was announced as connected,
     /// whether gpsd answered on it at all, and why it ended.
-    mutating func follow(_ connection: GPSDConnection) -> (announced: Bool, alive: Bool, reason: String) {
+    mutating func follow(_ connection: GPSDConnection) -> (
+      announced: Bool, alive: Bool, reason: String
+    ) {
       let opened = clock.now()
       var lastData = opened
       var lastEpochReport = opened
@@ -136,10 +142,13 @@ public struct GPSDSource: FixSource {
       var deviceActive: Bool?
       var staleAfter = source.minimumStaleSeconds
       func noteDevice(_ d: GPSDDevice, _ active: inout Bool?, _ stale: inout Double) {
-        if let c = d.cycle, c > 0 { stale = max(source.minimumStaleSeconds, source.staleCycles * c) }
+        if let c = d.cycle, c > 0 {
+          stale = max(source.minimumStaleSeconds, source.staleCycles * c)
+        }
         guard let now = d.activated else { return }
         if active == true && !now {
-          logLine(4, "stepwised: GPS device \(d.path ?? "?") is gone (gpsd still connected); GPS lost")
+          logLine(
+            4, "stepwised: GPS device \(d.path ?? "?") is gone (gpsd still connected); GPS lost")
         } else if active == false && now {
           logLine(6, "stepwised: GPS device \(d.path ?? "?") is back")
         }
@@ -165,7 +174,9 @@ public struct GPSDSource: FixSource {
             usleep(1000)
           case .undecodable(let line):
             lastData = clock.now()
-            if source.verbose { logLine(7, "stepwised: gpsd sent something that is not a report: \(line)") }
+            if source.verbose {
+              logLine(7, "stepwised: gpsd sent something that is not a report: \(line)")
+            }
           case .report(let r):
             lastData = clock.now()
             alive = true
@@ -185,10 +196,15 @@ public struct GPSDSource: FixSource {
               if announced { logLine(6, "stepwised: connected to gpsd \(v.release) at \(address)") }
             case .devices(let list):
               let mine = list.filter { source.device == nil || $0.path == source.device }
-              for d in mine { if let c = d.cycle, c > 0 { staleAfter = max(staleAfter, source.staleCycles * c) } }
+              for d in mine {
+                if let c = d.cycle, c > 0 { staleAfter = max(staleAfter, source.staleCycles * c) }
+              }
               let active = mine.contains { $0.activated != false }
               if !active && deviceActive != false && source.verbose {
-                logLine(7, "stepwised: gpsd at \(address) has no active GPS device\(source.device.map { " \($0)" } ?? "")")
+                logLine(
+                  7,
+                  "stepwised: gpsd at \(address) has no active GPS device\(source.device.map { " \($0)" } ?? "")"
+                )
               }
               deviceActive = active
             case .device(let d):
@@ -201,14 +217,18 @@ public struct GPSDSource: FixSource {
               lastEpochReport = lastData
               if let f = merger.add(r) { yield(f) }
             case .error(let message):
-              if errorsSaid.insert(message).inserted { logLine(4, "stepwised: gpsd says: \(message)") }
+              if errorsSaid.insert(message).inserted {
+                logLine(4, "stepwised: gpsd says: \(message)")
+              }
             case .watch, .other:
               break
             }
           }
         }
         let now = clock.now()
-        if merger.hasOpenEpoch && now - lastEpochReport >= source.settle, let f = merger.flush() { yield(f) }
+        if merger.hasOpenEpoch && now - lastEpochReport >= source.settle, let f = merger.flush() {
+          yield(f)
+        }
         if !alive && now - opened > staleAfter {
           return (false, false, "sent nothing for \(Int(staleAfter)) s")
         }

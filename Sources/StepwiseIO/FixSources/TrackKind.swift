@@ -11,7 +11,9 @@ public enum TrackKind: String, Sendable, Equatable {
   public static func detect(_ prefix: some Collection<UInt8>, complete: Bool) -> TrackKind? {
     var line: [UInt8] = []
     func classify(_ l: [UInt8]) -> TrackKind? {
-      let trimmed = l.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF }
+      let trimmed = l.drop {
+        $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF
+      }
       guard let first = trimmed.first, first != UInt8(ascii: "#") else { return nil }
       if first == UInt8(ascii: "$") || first == UInt8(ascii: "!") { return .nmea }
       let text = String(decoding: trimmed.prefix(200), as: UTF8.self)

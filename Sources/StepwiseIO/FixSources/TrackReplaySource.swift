@@ -29,7 +29,8 @@ public struct TrackReplaySource: FixSource {
   public var name: String { input.file.path == "-" ? "standard input" : input.file.path }
 
   public init(
-    input: TrackInput, speed: Double?, lostAfter: Double, verbose: Bool = false, output: StreamSink? = nil,
+    input: TrackInput, speed: Double?, lostAfter: Double, verbose: Bool = false,
+    output: StreamSink? = nil,
     clock: any PacingClock = SystemClock(), prefetch: TrackPrefetch? = nil
   ) {
     self.prefetch = prefetch
@@ -59,7 +60,8 @@ public struct TrackReplaySource: FixSource {
   /// The blocking replay loop, on the replay's own queue.
   func replay(into inputs: EngineInputs, stop: StopFlag) throws -> SourceReport {
     var report = SourceReport()
-    var pacer = Pacer(speed: speed, clock: StoppableClock(base: clock, stop: stop), lostAfter: lostAfter)
+    var pacer = Pacer(
+      speed: speed, clock: StoppableClock(base: clock, stop: stop), lostAfter: lostAfter)
     func emit(_ fixes: [Fix]) {
       guard !fixes.isEmpty, !stop.isSet else { return }
       if speed == nil {

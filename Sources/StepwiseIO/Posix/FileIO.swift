@@ -108,12 +108,15 @@ public final class OutputSink: @unchecked Sendable {
     guard failed == nil else { return }
     var offset = 0
     while offset < buffer.count {
-      let n = buffer.withUnsafeBytes { raw in
-        Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
+      let n = buffer.withUnsafeBytes { raw -> Int in
+        // (An empty buffer has no address, and nothing to write.)
+        guard let base = raw.baseAddress else { return raw.count - offset }
+        return Glibc.write(fd, base + offset, raw.count - offset)
       }
       if n < 0 {
         if errno == EINTR { continue }
-        failed = SystemError(errno: errno, function: "write", subject: fd == 1 ? "stdout" : "fd \(fd)")
+        failed = SystemError(
+          errno: errno, function: "write", subject: fd == 1 ? "stdout" : "fd \(fd)")
         return
       }
       offset += n
@@ -132,9 +135,10 @@ public func logLine(_ priority: Int, _ text: String) {
   var bytes = Array((prefix + text).utf8)
   bytes.append(0x0A)
   bytes.withUnsafeBytes { raw in
+    guard let base = raw.baseAddress else { return }
     var offset = 0
     while offset < raw.count {
-      let n = Glibc.write(2, raw.baseAddress! + offset, raw.count - offset)
+      let n = Glibc.write(2, base + offset, raw.count - offset)
       if n < 0 {
         if errno == EINTR { continue }
         return
@@ -153,7 +157,10 @@ public func writeFileAtomically(_ path: String, _ bytes: [UInt8], mode: mode_t =
   guard fd >= 0 else { throw SystemError(errno: errno, function: "open", subject: tmp) }
   var offset = 0
   while offset < bytes.count {
-    let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+    let n = bytes.withUnsafeBytes { raw -> Int in
+      guard let base = raw.baseAddress else { return raw.count - offset }
+      return Glibc.write(fd, base + offset, raw.count - offset)
+    }
     if n < 0 {
       if errno == EINTR { continue }
       let e = errno

@@ -45,7 +45,8 @@ public struct StateStore: Sendable {
     guard document.routes.indices.contains(index) else { return "" }
     let r = document.routes[index]
     let points = r.steps.reduce(0) { $0 + $1.polyline.count }
-    return "\(document.routes.count)/\(index)/\(r.steps.count)/\(points)/\(Int(r.distance.rounded()))"
+    return
+      "\(document.routes.count)/\(index)/\(r.steps.count)/\(points)/\(Int(r.distance.rounded()))"
   }
 
   /// Writes the route document and the selected alternative, and the progress along it.
@@ -185,7 +186,8 @@ public struct StateStore: Sendable {
       return (.failure(.corrupt("route.json: \(error)")), nil)
     }
     var saved = Saved(
-      document: document, routeIndex: Int(ri), snapshot: nil, routeFile: o["routeFile"]?.stringValue)
+      document: document, routeIndex: Int(ri), snapshot: nil, routeFile: o["routeFile"]?.stringValue
+    )
     guard document.routes.indices.contains(saved.routeIndex) else {
       return (.failure(.corrupt("route.json: route index out of range")), nil)
     }
@@ -198,7 +200,9 @@ public struct StateStore: Sendable {
         let s = p["distanceAlong"]?.doubleValue, let step = p["currentStep"]?.doubleValue,
         let said = p["said"]?.arrayValue, step >= 0, step < 1e9
       else { return (.success(saved), .corrupt("progress.json does not belong to route.json")) }
-      let flags = said.compactMap { $0.doubleValue }.map { UInt8(clamping: Int(max(0, min(255, $0)))) }
+      let flags = said.compactMap { $0.doubleValue }.map {
+        UInt8(clamping: Int(max(0, min(255, $0))))
+      }
       guard flags.count == said.count else {
         return (.success(saved), .corrupt("progress.json: bad prompt flags"))
       }

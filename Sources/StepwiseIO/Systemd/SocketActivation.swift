@@ -28,8 +28,10 @@ public struct SocketActivation: Sendable {
     guard let pid = get("LISTEN_PID").flatMap(Int32.init), pid == getpid(),
       let count = get("LISTEN_FDS").flatMap(Int32.init), count > 0, count < 1024
     else { return SocketActivation(sockets: []) }
-    let names = (get("LISTEN_FDNAMES") ?? "").split(separator: ":", omittingEmptySubsequences: false)
-      .map(String.init)
+    let names = (get("LISTEN_FDNAMES") ?? "").split(
+      separator: ":", omittingEmptySubsequences: false
+    )
+    .map(String.init)
     var out: [(Int32, String)] = []
     for i in 0..<count {
       let fd = 3 + i

@@ -51,7 +51,8 @@ public final class SystemdNotifier: Sendable {
     withUnsafeMutableBytes(of: &sa.sun_path) { raw in
       for (i, b) in address.enumerated() where i < raw.count { raw[i] = b }
     }
-    let length = socklen_t(MemoryLayout<sa_family_t>.size + address.count + (address[0] == 0 ? 0 : 1))
+    let length = socklen_t(
+      MemoryLayout<sa_family_t>.size + address.count + (address[0] == 0 ? 0 : 1))
     let bytes = Array(payload.utf8)
     let sent = withUnsafePointer(to: &sa) { p in
       p.withMemoryRebound(to: sockaddr.self, capacity: 1) { sp in
