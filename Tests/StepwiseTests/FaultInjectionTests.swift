@@ -434,9 +434,12 @@ struct FaultInjectionTests {
       #expect(late.count <= 1 && late.allSatisfy { $0 <= 2.5 }, "recoveries: \(formatted) s")
     }
     let sources = live.filter { $0.className == "SOURCE" }.compactMap { $0["status"]?.stringValue }
-    // One connection per gpsd that delivered, one loss per kill of such a gpsd.
-    #expect(sources.filter { $0 == "connected" }.count == restarts + 1, "\(sources)")
-    #expect(sources.filter { $0 == "disconnected" }.count == restarts, "\(sources)")
+    // One connection per gpsd that answered, one loss per kill of such a gpsd. A gpsd the test
+    // replaced (it sent no usable fix) may have answered before it was killed: the daemon then
+    // rightly counts it too (seen once under ThreadSanitizer: 12 and 11 with one replaced).
+    let connected = sources.filter { $0 == "connected" }.count
+    #expect((restarts + 1...restarts + 1 + replaced).contains(connected), "\(sources)")
+    #expect(sources.filter { $0 == "disconnected" }.count == connected - 1, "\(sources)")
     // No maneuver twice, none skipped: every step change of the drive without any
     // interruption, and each maneuver's last prompt, exactly once.
     #expect(Self.steps(live) == Self.steps(reference))

@@ -64,15 +64,23 @@ public final class DaemonConnection {
   /// - Throws: ``ClientError`` with status `cannotConnect` and a message saying why.
   public init(path: String) throws(ClientError) {
     self.path = path
+    // The descriptor becomes `fd` only once connected. A class whose initializer throws after
+    // every stored property is set is deinitialized, so `deinit` closed the descriptor a
+    // second time after the failed connect had closed it. In a program with threads that
+    // closes a number somebody has just been given again (a socket being bound, a file for a
+    // child): the likely cause of a `bind: Invalid argument` and of a daemon started with no
+    // output in one ThreadSanitizer run, in a test process whose tests retry connecting until
+    // a daemon listens. DescriptorTests traces the closes.
+    let socket: Int32
     do {
-      fd = try SocketCalls.unixStreamSocket(nonBlocking: false)
+      socket = try SocketCalls.unixStreamSocket(nonBlocking: false)
     } catch {
       throw ClientError(.cannotConnect, "cannot connect to \(path): \(error)")
     }
     do {
-      _ = try SocketCalls.connect(fd, path: path)
+      _ = try SocketCalls.connect(socket, path: path)
     } catch {
-      SocketCalls.close(fd)
+      SocketCalls.close(socket)
       let hint: String
       switch error.errno {
       case ENOENT, ECONNREFUSED: hint = " (is stepwised running with --socket \(path)?)"
@@ -81,6 +89,7 @@ public final class DaemonConnection {
       }
       throw ClientError(.cannotConnect, "cannot connect to \(path): \(error)\(hint)")
     }
+    fd = socket
   }
 
   deinit { SocketCalls.close(fd) }
