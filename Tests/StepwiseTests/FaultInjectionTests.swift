@@ -3,6 +3,7 @@ import Geodesy
 import Guidance
 import JSON
 import Phrasebook
+import Simulation
 import StepwiseIO
 import Synchronization
 import Testing
@@ -12,21 +13,6 @@ import Testing
 // 10 MB NMEA line). Every random choice comes from a seeded generator whose seed is printed;
 // `STEPWISE_FAULT_SEED=N swift test --filter FaultInjection` runs the tests with another seed.
 // The only timed assertion is the issue's "guidance back within 2 s of each gpsd return".
-
-/// SplitMix64: the same sequence for the same seed, on every platform.
-struct SeededGenerator: RandomNumberGenerator {
-  private var state: UInt64
-
-  init(seed: UInt64) { state = seed }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}
 
 /// The seed of a test: `STEPWISE_FAULT_SEED` when set, else `fixed`; printed either way.
 func faultSeed(_ test: String, fixed: UInt64) -> UInt64 {
@@ -264,7 +250,7 @@ struct FaultInjectionTests {
   @Test(.enabled(if: gpsfakeInstalled, "gpsfake is not installed"))
   func gpsdKilledAndRestartedTenTimesGuidanceIsBackWithinTwoSecondsEachTime() throws {
     let seed = faultSeed("gpsd restarts", fixed: 20_261_129)
-    var rng = SeededGenerator(seed: seed)
+    var rng = RandomSource(seed: seed)
     let scratch = try ScratchDirectory()
     defer { scratch.remove() }
     // RMC and GGA only, 0.1 s apart (as a 4800-baud receiver trickles them): an epoch every
@@ -460,19 +446,8 @@ struct FaultInjectionTests {
   /// The moment gpsd on `port` sends its first usable position (a `TPV` with a latitude and a
   /// time) to a plain watcher, or `nil` after `timeout` seconds.
   static func firstPosition(port: Int, timeout: Double) -> Date? {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    guard fd >= 0 else { return nil }
+    guard let fd = connectLoopback(port) else { return nil }
     defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = UInt16(port).bigEndian
-    let connected = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-      }
-    }
-    guard connected else { return nil }
     let watch = Array(#"?WATCH={"enable":true,"json":true};"#.utf8)
     guard watch.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) > 0
     else { return nil }
@@ -570,7 +545,7 @@ struct FaultInjectionTests {
 
     let done = StopSignal()
     let chaos = BackgroundWork { () -> (actions: [String: Int], late: [[String]]) in
-      var rng = SeededGenerator(seed: seed)
+      var rng = RandomSource(seed: seed)
       var counts: [String: Int] = [:]
       var pool: [SocketTestClient] = []
       var late: [BackgroundWork<[String]>] = []
@@ -719,7 +694,7 @@ struct FaultInjectionTests {
 
   @Test func killedAtRandomMomentsItResumesWithIntactStateAndEachPromptOnce() throws {
     let seed = faultSeed("SIGKILL", fixed: 8_003)
-    var rng = SeededGenerator(seed: seed)
+    var rng = RandomSource(seed: seed)
     let scratch = try ScratchDirectory()
     defer { scratch.remove() }
     let track = try Self.track(scratch, settle: 5)
@@ -998,7 +973,7 @@ struct FaultInjectionTests {
   @Test(arguments: ["sentence", "binary"])
   func aTenMegabyteNMEALineIsSkippedCountedAndCostsNoMemory(kind: String) throws {
     let seed = faultSeed("10 MB NMEA line (\(kind))", fixed: 8_004)
-    var rng = SeededGenerator(seed: seed)
+    var rng = RandomSource(seed: seed)
     let scratch = try ScratchDirectory()
     defer { scratch.remove() }
     let scenario = "Simulations/003-missed-turn-and-return"
@@ -1076,6 +1051,18 @@ struct FaultInjectionTests {
     if Self.sanitizer == nil {
       #expect(run.peakKiB <= base.peakKiB + 4096, "\(run.peakMiB) MiB against \(base.peakMiB) MiB")
     }
+  }
+
+  /// `head`, then `piece` repeated to 100 MiB (written a MiB at a time), then `tail`.
+  static func writeHundredMegabytes(
+    to path: String, _ head: String, repeating piece: [UInt8], then tail: String
+  ) throws {
+    let writer = try FileWriter(path)
+    defer { writer.close() }
+    writer.write(head)
+    let mebibyte = [UInt8]((0..<(1 << 20) / piece.count).flatMap { _ in piece })
+    for _ in 0..<100 { writer.write(mebibyte) }
+    writer.write(tail)
   }
 
   /// A native route document of about `points` points, written piece by piece: steps of
@@ -1244,11 +1231,8 @@ struct FaultInjectionTests {
     let raised = ["--max-route-file", "\(128 << 20)"]
 
     let string = scratch.file("string.json")
-    let s = try FileWriter(string)
-    s.write(#"{"source":{"name":""#)
-    let letters = [UInt8](repeating: UInt8(ascii: "a"), count: 1 << 20)
-    for _ in 0..<100 { s.write(letters) }
-    s.close()
+    try Self.writeHundredMegabytes(
+      to: string, #"{"source":{"name":""#, repeating: Array("a".utf8), then: "")
     let u = try daemon(string, raised, tag: "unterminated string, 100 MB, limit raised")
     #expect(u.status == 2)
     #expect(u.stderr.contains("unterminated string at line 1, column 19"), "\(u.stderr)")
@@ -1257,12 +1241,8 @@ struct FaultInjectionTests {
     }
 
     let number = scratch.file("number.json")
-    let n = try FileWriter(number)
-    n.write(#"{"routes":["#)
-    let digits = [UInt8](repeating: UInt8(ascii: "7"), count: 1 << 20)
-    for _ in 0..<100 { n.write(digits) }
-    n.write("]}")
-    n.close()
+    try Self.writeHundredMegabytes(
+      to: number, #"{"routes":["#, repeating: Array("7".utf8), then: "]}")
     let d = try daemon(number, raised, tag: "enormous number, 100 MB, limit raised")
     #expect(d.status == 2)
     #expect(d.stderr.contains("number longer than 1024 bytes at line 1, column 12"), "\(d.stderr)")
@@ -1273,12 +1253,8 @@ struct FaultInjectionTests {
     // One enormous array, under the default limit: refused before it is read (read whole, a
     // document of 2-byte values would need more than 10 times its size).
     let array = scratch.file("array.json")
-    let a = try FileWriter(array)
-    a.write(#"{"routes":[["#)
-    let zeros = [UInt8]((0..<(1 << 19)).flatMap { _ in [UInt8(ascii: "0"), UInt8(ascii: ",")] })
-    for _ in 0..<100 { a.write(zeros) }
-    a.write("0]]}")
-    a.close()
+    try Self.writeHundredMegabytes(
+      to: array, #"{"routes":[["#, repeating: Array("0,".utf8), then: "0]]}")
     let e = try daemon(array, tag: "enormous array, 100 MB, default limit")
     #expect(e.status == 2)
     #expect(e.stderr.contains("more than the route file limit"), "\(e.stderr)")

@@ -109,18 +109,29 @@ func freeLoopbackPort() throws -> Int {
 
 /// Whether something accepts connections on 127.0.0.1:`port`.
 func isListening(_ port: Int) -> Bool {
-  let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-  guard fd >= 0 else { return false }
-  defer { close(fd) }
+  guard let fd = connectLoopback(port) else { return false }
+  close(fd)
+  return true
+}
+
+/// A TCP connection to 127.0.0.1:`port` (close-on-exec; the caller closes it), or `nil`.
+func connectLoopback(_ port: Int) -> Int32? {
+  let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+  guard fd >= 0 else { return nil }
   var address = sockaddr_in()
   address.sin_family = sa_family_t(AF_INET)
   address.sin_addr.s_addr = inet_addr("127.0.0.1")
   address.sin_port = UInt16(port).bigEndian
-  return withUnsafePointer(to: &address) {
+  let connected = withUnsafePointer(to: &address) {
     $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
       connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
     }
   }
+  guard connected else {
+    close(fd)
+    return nil
+  }
+  return fd
 }
 
 /// Polls `condition` every 20 ms for up to `timeout` seconds.

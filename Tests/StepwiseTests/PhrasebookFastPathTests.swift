@@ -1,6 +1,7 @@
 import Foundation
 import Guidance
 import Routes
+import Simulation
 import StepwiseIO
 import Testing
 
@@ -112,7 +113,7 @@ private let phrasebooks = [
 
   @Test(arguments: [1, 2, 3, 4])
   func sentenceHelpersMatchTheCharacterBasedReference(seed: UInt64) {
-    var random = SplitMix64(seed: seed)
+    var random = RandomSource(seed: seed)
     var mismatches: [String] = []
     func check(_ name: String, _ text: String, _ fast: String, _ slow: String) {
       if !fast.utf8.elementsEqual(slow.utf8) {
@@ -144,7 +145,7 @@ private let phrasebooks = [
 
   @Test(arguments: [11, 12, 13, 14])
   func promptsMatchTheCharacterBasedReference(seed: UInt64) {
-    var random = SplitMix64(seed: seed)
+    var random = RandomSource(seed: seed)
     var mismatches: [String] = []
     var byteLevel = 0
     for _ in 0..<1500 {
@@ -251,21 +252,6 @@ private func debugText(_ text: String) -> String {
 
 // MARK: - Random text
 
-/// A seeded generator (SplitMix64), so every run tests the same texts.
-private struct SplitMix64: RandomNumberGenerator {
-  var state: UInt64
-
-  init(seed: UInt64) { state = seed }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}
-
 /// Pieces random text is made of: words and marks that the phrasing treats specially, and
 /// the scalars that make text not simple.
 private let fragments: [String] = [
@@ -290,7 +276,7 @@ private let fragments: [String] = [
 ]
 
 /// A random text of zero to eight fragments, sometimes with a random scalar mixed in.
-private func randomText(_ random: inout SplitMix64) -> String {
+private func randomText(_ random: inout RandomSource) -> String {
   var text = ""
   for _ in 0..<Int.random(in: 0...8, using: &random) {
     if Int.random(in: 0..<8, using: &random) == 0 {
@@ -303,7 +289,7 @@ private func randomText(_ random: inout SplitMix64) -> String {
 }
 
 /// A random scalar: mostly from the blocks prompts use, sometimes from anywhere.
-private func randomScalar(_ random: inout SplitMix64) -> Unicode.Scalar {
+private func randomScalar(_ random: inout RandomSource) -> Unicode.Scalar {
   let blocks: [ClosedRange<UInt32>] = [
     0x20...0x7E, 0x00...0x1F, 0x80...0x2FF, 0x300...0x36F, 0x370...0x52F, 0x1100...0x11FF,
     0x2000...0x206F, 0x3000...0x30FF, 0x3130...0x318F, 0xAC00...0xD7A3, 0xFF00...0xFFEF,
@@ -316,7 +302,7 @@ private func randomScalar(_ random: inout SplitMix64) -> Unicode.Scalar {
 }
 
 /// A random utterance of the kinds phrased from bytes, plus a few others.
-private func randomUtterance(_ random: inout SplitMix64) -> Utterance {
+private func randomUtterance(_ random: inout RandomSource) -> Utterance {
   let distances: [Double?] = [
     nil, 0, 9.9, 14, 96, 310, 974, 976, 1250, 1609.344, 2414, 5633, 23_400, -5, .nan, .infinity,
     1e300, Double.random(in: 0...50_000, using: &random),

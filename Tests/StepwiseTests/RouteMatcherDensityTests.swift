@@ -1,6 +1,7 @@
 import Foundation
 import Geodesy
 import Routes
+import Simulation
 import Testing
 
 @testable import Guidance
@@ -10,25 +11,14 @@ import Testing
 // random routes of every density, and a count of the segments it examines that does not grow
 // with the density of the route's points. Counts, not times: no test here is timed.
 
-/// SplitMix64, seeded: the same routes and fixes on every run and platform.
-private struct DensityTestGenerator: RandomNumberGenerator {
-  private var state: UInt64
-
-  init(seed: UInt64) { state = seed }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-
-  mutating func uniform(_ range: ClosedRange<Double>) -> Double {
+/// The simulator's seeded generator (SplitMix64): the same routes and fixes on every run and
+/// platform.
+extension RandomSource {
+  fileprivate mutating func uniform(_ range: ClosedRange<Double>) -> Double {
     Double.random(in: range, using: &self)
   }
 
-  mutating func chance(_ p: Double) -> Bool { uniform(0...1) < p }
+  fileprivate mutating func chance(_ p: Double) -> Bool { uniform(0...1) < p }
 }
 
 /// A route through `points`, cut into steps of `perStep` points.
@@ -53,7 +43,7 @@ private func route(_ points: [Coordinate], perStep: Int = 400) -> Route {
 /// A random polyline: gentle and sharp bends, U-turns back along itself (out-and-back),
 /// jitter, repeated points, spacing from centimetres to kilometres; sometimes across the
 /// antimeridian or near a pole.
-private func randomRoute(_ rng: inout DensityTestGenerator) -> Route {
+private func randomRoute(_ rng: inout RandomSource) -> Route {
   let latitude: Double
   let longitude: Double
   switch Int.random(in: 0..<5, using: &rng) {
@@ -84,7 +74,7 @@ private func randomRoute(_ rng: inout DensityTestGenerator) -> Route {
 }
 
 /// A fix near (sometimes far from) the route, with a window and weights like the session's.
-private func randomQuery(_ g: RouteGeometry, _ rng: inout DensityTestGenerator)
+private func randomQuery(_ g: RouteGeometry, _ rng: inout RandomSource)
   -> (MatchQuery, hint: Int)
 {
   let s = rng.uniform(0...g.length)
@@ -218,7 +208,7 @@ private func drive(_ g: RouteGeometry, offRoute: Bool = false) -> DriveWork {
 
 @Suite struct RouteMatcherDensityTests {
   @Test func blockSearchFindsTheSameCandidateAsTheWalkOnRandomRoutes() {
-    var rng = DensityTestGenerator(seed: 8_002)
+    var rng = RandomSource(seed: 8_002)
     var compared = 0
     var found = 0
     for _ in 0..<100 {
@@ -241,7 +231,7 @@ private func drive(_ g: RouteGeometry, offRoute: Bool = false) -> DriveWork {
   }
 
   @Test func initialMatchIsTheSameAsTheWholeRouteWalk() {
-    var rng = DensityTestGenerator(seed: 8_003)
+    var rng = RandomSource(seed: 8_003)
     for _ in 0..<60 {
       let g = RouteGeometry(route: randomRoute(&rng))
       let matcher = RouteMatcher(geometry: g)
@@ -258,7 +248,7 @@ private func drive(_ g: RouteGeometry, offRoute: Bool = false) -> DriveWork {
   }
 
   @Test func segmentSearchStopsWhereTheWalkStops() {
-    var rng = DensityTestGenerator(seed: 8_004)
+    var rng = RandomSource(seed: 8_004)
     for _ in 0..<40 {
       let g = RouteGeometry(route: randomRoute(&rng))
       let c = g.cumulative
