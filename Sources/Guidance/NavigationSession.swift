@@ -313,6 +313,10 @@ public struct NavigationSession: Sendable {
       into: &events)
   }
 
+  /// Seconds after the last matched fix for which a moving vehicle is carried on by dead
+  /// reckoning (the daemon's engine ticks while it lasts).
+  public static let deadReckoningLimit = 300.0
+
   /// Carries the prompts through a stretch without fixes (a tunnel): the position is
   /// estimated from the last matched position and speed, and used only to time the prompt
   /// for the maneuver ahead — never to advance a step or to report progress, so a stale
@@ -323,7 +327,7 @@ public struct NavigationSession: Sendable {
       speed >= configuration.trustCourseAbove
     else { return }
     let elapsed = time - since
-    guard elapsed > 0, elapsed <= 300 else { return }
+    guard elapsed > 0, elapsed <= Self.deadReckoningLimit else { return }
     var estimate = distanceAlong + speed * elapsed
     // A tunnel that starts right at a maneuver would hide the next one for its whole length:
     // a vehicle at driving speed whose estimate is well past the maneuver has passed it. One

@@ -95,17 +95,13 @@ public struct Engine {
     let now = clock.now()
     let fixNow = a.fixTime + max(0, now - a.monotonic)
     if let snapshot = s.snapshot, !s.offRoute, snapshot.speed >= s.configuration.trustCourseAbove,
-      fixNow < last + Self.deadReckoningLimit
+      fixNow < last + NavigationSession.deadReckoningLimit
     {
       return s.gpsLost ? now + interval : min(now + interval, a.monotonic + (lostAt - a.fixTime))
     }
     guard !s.gpsLost else { return nil }
     return a.monotonic + (lostAt - a.fixTime)
   }
-
-  /// Seconds after the last fix for which the session carries a moving vehicle on (its dead
-  /// reckoning limit).
-  static let deadReckoningLimit = 300.0
 
   /// Handles one input, synchronously.
   public mutating func handle(_ input: EngineInput) {
