@@ -60,8 +60,8 @@ public struct PublishedState: Sendable, Equatable {
 /// events after that state, none missed and none twice.
 public final class EventPublisher: Sendable {
   private struct Registry: ~Copyable {
-    var sinks: [ObjectIdentifier: any EventSink] = [:]
-    /// The sinks in the order they joined, kept as a list so publishing copies nothing.
+    /// The sinks in the order they joined (a few: standard output, the socket server), kept
+    /// as a list so publishing copies nothing.
     var list: [any EventSink] = []
     var state = PublishedState()
     var finished = false
@@ -74,12 +74,8 @@ public final class EventPublisher: Sendable {
   /// Adds `sink`; returns the state it joins at.
   @discardableResult
   public func add(_ sink: any EventSink) -> PublishedState {
-    let id = ObjectIdentifier(sink)
     let (state, finished) = registry.withLock { r -> (PublishedState, Bool) in
-      if !r.finished && r.sinks[id] == nil {
-        r.sinks[id] = sink
-        r.list.append(sink)
-      }
+      if !r.finished && !r.list.contains(where: { $0 === sink }) { r.list.append(sink) }
       return (r.state, r.finished)
     }
     if finished { sink.finish() }
@@ -88,10 +84,9 @@ public final class EventPublisher: Sendable {
 
   /// Removes `sink` (and tells it it will get nothing more).
   public func remove(_ sink: any EventSink) {
-    let id = ObjectIdentifier(sink)
     let removed = registry.withLock { r -> Bool in
-      guard r.sinks.removeValue(forKey: id) != nil else { return false }
-      r.list.removeAll { ObjectIdentifier($0) == id }
+      guard let i = r.list.firstIndex(where: { $0 === sink }) else { return false }
+      r.list.remove(at: i)
       return true
     }
     if removed { sink.finish() }
@@ -135,7 +130,6 @@ public final class EventPublisher: Sendable {
     let sinks = registry.withLock { r -> [any EventSink] in
       r.finished = true
       let all = r.list
-      r.sinks.removeAll()
       r.list.removeAll()
       return all
     }
