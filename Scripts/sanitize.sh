@@ -38,6 +38,10 @@ for sanitizer in "$@"; do
   reports=$scratch/reports
   rm -rf "$reports"
   mkdir -p "$reports"
+  # Writable by everyone (sticky, like /tmp): some tests run the tools as another user
+  # (nobody), and a sanitizer that cannot write its log there dies ("Can't create directory")
+  # even for a warning, failing the test for nothing and hiding the report.
+  chmod 1777 "$reports"
   set --
   [ -z "${SANITIZE_FILTER:-}" ] || set -- --filter "$SANITIZE_FILTER"
   # halt_on_error makes the first report fail the process instead of scrolling past.
