@@ -2,8 +2,9 @@
 //
 // Stepwise: a turn-by-turn navigation daemon for Linux vehicle boxes.
 //
-// Dependencies point one way. The pure core (Geodesy, JSON, Routes, NMEA, Guidance, Phrasebook,
-// Wire, Simulation) does no I/O and reads no clock; StepwiseIO is the edge; the executables are thin.
+// Dependencies point one way: the pure core does no I/O and reads no clock; the system targets
+// are the edge, each with one job; the executables own their command lines. The README's target
+// graph is checked against this file (Scripts/check-graph.sh).
 
 import PackageDescription
 
@@ -19,11 +20,12 @@ let package = Package(
     .executable(name: "stepwise", targets: ["stepwise"]),
   ],
   targets: [
-    // Core library (pure: no I/O, no clock)
+    // Core (pure: no I/O, no clock, deterministic)
     .target(name: "Geodesy", swiftSettings: swiftSettings),
     .target(name: "JSON", swiftSettings: swiftSettings),
     .target(name: "Routes", dependencies: ["Geodesy", "JSON"], swiftSettings: swiftSettings),
     .target(name: "NMEA", dependencies: ["Geodesy"], swiftSettings: swiftSettings),
+    .target(name: "GPSDProtocol", dependencies: ["Geodesy", "JSON"], swiftSettings: swiftSettings),
     .target(name: "Guidance", dependencies: ["Routes", "Geodesy"], swiftSettings: swiftSettings),
     .target(
       name: "Phrasebook", dependencies: ["Guidance", "Routes"], swiftSettings: swiftSettings),
@@ -33,36 +35,59 @@ let package = Package(
     .target(
       name: "Simulation", dependencies: ["Routes", "Geodesy", "NMEA"],
       swiftSettings: swiftSettings),
-
-    // gpsd: libgps (system library), a C shim that hides struct gps_data_t and every libgps API
-    // difference, and the Swift client (pure report decoding plus the queue-confined connection).
-    .systemLibrary(name: "CGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"])]),
-    .target(name: "GPSShim", dependencies: ["CGPS"]),
     .target(
-      name: "GPSD", dependencies: ["GPSShim", "Geodesy", "JSON"], swiftSettings: swiftSettings),
-
-    // Edge: files, clocks, processes, gpsd, signals
-    .target(
-      name: "StepwiseIO",
+      name: "Lab",
       dependencies: [
-        "Geodesy", "JSON", "Routes", "NMEA", "Guidance", "Phrasebook", "Wire", "Simulation", "GPSD",
+        "Geodesy", "Guidance", "JSON", "NMEA", "Phrasebook", "Routes", "Simulation", "Wire",
       ],
       swiftSettings: swiftSettings),
 
-    // Executables
+    // System: the only targets that touch Glibc, libgps, Dispatch, sockets, signals or systemd.
+    // CGPS is libgps (system library); GPSShim, a C shim that hides struct gps_data_t and every
+    // libgps API difference; GPSD, the queue-confined libgps connection.
+    .systemLibrary(name: "CGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"])]),
+    .target(name: "GPSShim", dependencies: ["CGPS"]),
+    .target(
+      name: "GPSD", dependencies: ["GPSShim", "GPSDProtocol"], swiftSettings: swiftSettings),
+    .target(name: "POSIX", swiftSettings: swiftSettings),
+    .target(name: "CommandLineSupport", dependencies: ["Phrasebook", "Routes"], swiftSettings: swiftSettings),
+    .target(
+      name: "RouteFiles", dependencies: ["POSIX", "Phrasebook", "Routes"],
+      swiftSettings: swiftSettings),
+    .target(
+      name: "Daemon",
+      dependencies: [
+        "CommandLineSupport", "Geodesy", "GPSD", "GPSDProtocol", "Guidance", "JSON", "NMEA",
+        "Phrasebook", "POSIX", "RouteFiles", "Routes", "Wire",
+      ],
+      swiftSettings: swiftSettings),
+    .target(
+      name: "Client",
+      dependencies: ["Geodesy", "JSON", "Phrasebook", "POSIX", "Wire"],
+      swiftSettings: swiftSettings),
+
+    // Executables: each owns its command line
     .executableTarget(
-      name: "stepwised", dependencies: ["StepwiseIO"], swiftSettings: swiftSettings),
+      name: "stepwised",
+      dependencies: [
+        "CommandLineSupport", "Daemon", "Guidance", "Phrasebook", "POSIX", "RouteFiles", "Routes",
+      ],
+      swiftSettings: swiftSettings),
     .executableTarget(
       name: "stepwise",
-      dependencies: ["StepwiseIO", "Routes", "Phrasebook", "Simulation", "Wire", "Guidance"],
+      dependencies: [
+        "Client", "CommandLineSupport", "Geodesy", "Guidance", "JSON", "Lab", "NMEA", "Phrasebook",
+        "POSIX", "RouteFiles", "Routes", "Simulation", "Wire",
+      ],
       swiftSettings: swiftSettings),
 
     // Tests
     .testTarget(
       name: "StepwiseTests",
       dependencies: [
-        "Geodesy", "JSON", "Routes", "NMEA", "Guidance", "Phrasebook", "Wire", "Simulation",
-        "GPSD", "StepwiseIO",
+        "Client", "CommandLineSupport", "Daemon", "Geodesy", "GPSD", "GPSDProtocol", "Guidance",
+        "JSON", "Lab", "NMEA", "Phrasebook", "POSIX", "RouteFiles", "Routes", "Simulation",
+        "Wire", "stepwise",
       ],
       exclude: ["Fixtures"],
       swiftSettings: swiftSettings),
@@ -74,11 +99,11 @@ let package = Package(
     // a plain build links it as a no-op.
     .executableTarget(
       name: "StepwiseFuzz",
-      dependencies: ["GPSD", "Geodesy", "JSON", "NMEA", "Routes", "StepwiseIO", "Wire"],
+      dependencies: ["GPSDProtocol", "Geodesy", "JSON", "NMEA", "Phrasebook", "Routes", "Wire"],
       swiftSettings: swiftSettings),
     .executableTarget(
       name: "StepwiseBench",
-      dependencies: ["Geodesy", "Guidance", "NMEA", "Phrasebook", "Routes", "StepwiseIO"],
+      dependencies: ["Daemon", "Geodesy", "Guidance", "NMEA", "Phrasebook", "POSIX", "RouteFiles", "Routes"],
       swiftSettings: swiftSettings),
   ],
   swiftLanguageModes: [.v6]

@@ -1,5 +1,6 @@
 public import Dispatch
 import GPSShim
+public import GPSDProtocol
 
 /// A failure of libgps, with the function that failed.
 public struct GPSDError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -13,13 +13,7 @@ public enum NativeRouteFormat {
   public static func decode(_ bytes: some Collection<UInt8>) throws(RouteDocumentError)
     -> RouteDocument
   {
-    let value: JSONValue
-    do {
-      value = try JSONParser.parse(bytes)
-    } catch {
-      throw RouteDocumentError(.syntax, path: "", "not valid JSON: \(error)")
-    }
-    return try decode(value)
+    return try decode(RouteImport.parseJSON(bytes))
   }
 
   /// Validates an already parsed JSON value as a native route document.

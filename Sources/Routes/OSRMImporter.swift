@@ -35,13 +35,7 @@ public enum OSRMImporter {
     _ bytes: some Collection<UInt8>, writer: InstructionWriter = InstructionWriter(language: .en),
     precision: Int? = nil
   ) throws(RouteDocumentError) -> RouteDocument {
-    let value: JSONValue
-    do {
-      value = try JSONParser.parse(bytes)
-    } catch {
-      throw RouteDocumentError(.syntax, path: "", "not valid JSON: \(error)")
-    }
-    return try decode(value, writer: writer, precision: precision)
+    return try decode(RouteImport.parseJSON(bytes), writer: writer, precision: precision)
   }
 
   /// Converts a parsed OSRM v5 response.

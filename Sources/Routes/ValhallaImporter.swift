@@ -48,13 +48,7 @@ public enum ValhallaImporter {
   public static func decode(
     _ bytes: some Collection<UInt8>, writer: InstructionWriter? = nil
   ) throws(RouteDocumentError) -> RouteDocument {
-    let value: JSONValue
-    do {
-      value = try JSONParser.parse(bytes)
-    } catch {
-      throw RouteDocumentError(.syntax, path: "", "not valid JSON: \(error)")
-    }
-    return try decode(value, writer: writer)
+    return try decode(RouteImport.parseJSON(bytes), writer: writer)
   }
 
   /// Converts a Valhalla native `/route` response (`trip.legs[].maneuvers`, polyline6 `shape`)

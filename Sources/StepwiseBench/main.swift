@@ -18,7 +18,9 @@ import Guidance
 import NMEA
 import Phrasebook
 import Routes
-import StepwiseIO
+import Daemon
+import POSIX
+import RouteFiles
 
 func seconds(_ d: Duration) -> Double {
   let c = d.components

@@ -3,13 +3,13 @@
 // the target: NMEAFuzz, JSONFuzz, RouteFuzz, GPSDFuzz or CommandFuzz (docs/hardening.md).
 // Built with `--sanitize=fuzzer`, libFuzzer supplies `main`; a plain build links a no-op.
 
-import GPSD
+import GPSDProtocol
 import Geodesy
 import Glibc
 import JSON
 import NMEA
 import Routes
-import StepwiseIO
+import Phrasebook
 import Wire
 
 /// The five fuzz targets; the raw value is the name `STEPWISE_FUZZ_TARGET` takes.
@@ -100,10 +100,10 @@ private func containsNonFinite(_ v: JSONValue) -> Bool {
   }
 }
 
-/// RouteFuzz: every route importer, through format detection (`RouteFiles.decode`), as
+/// RouteFuzz: every route importer, through format detection (`RouteImport.decode`), as
 /// `stepwised --route` and `stepwise route convert` read files.
 private func routeFuzz(_ bytes: UnsafeBufferPointer<UInt8>) {
-  _ = try? RouteFiles.decode(Array(bytes), name: "fuzz")
+  _ = try? RouteImport.decode(Array(bytes), writer: .natural(.en), keepsRouterText: true)
 }
 
 /// GPSDFuzz: the gpsd JSON capture reader and report decoder, as `stepwised` reads a

@@ -1,5 +1,4 @@
 import Glibc
-import StepwiseIO
 
-// stepwise: the user's tool. Everything happens in StepwiseIO.
+// stepwise: the user's tool; each command family is a file of its own beside this one.
 exit(StepwiseTool.main(arguments: Array(CommandLine.arguments.dropFirst())))

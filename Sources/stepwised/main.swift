@@ -1,5 +1,4 @@
 import Glibc
-import StepwiseIO
 
-// stepwised: turn-by-turn navigation daemon. Everything happens in StepwiseIO.
+// stepwised: the turn-by-turn navigation daemon; its command line is DaemonCommand.swift.
 exit(await Stepwised.main(arguments: Array(CommandLine.arguments.dropFirst())))

@@ -2,8 +2,12 @@ import Foundation
 import JSON
 import Phrasebook
 import Routes
-import StepwiseIO
+import Client
+import CommandLineSupport
+import Daemon
+import POSIX
 import Testing
+@testable import stepwise
 import Wire
 
 /// A `stepwise` process started by a test, its output collected as it comes.

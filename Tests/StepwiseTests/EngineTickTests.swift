@@ -1,7 +1,7 @@
 import Geodesy
 import Guidance
 import Phrasebook
-import StepwiseIO
+import Daemon
 import Testing
 import Wire
 

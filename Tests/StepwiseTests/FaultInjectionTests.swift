@@ -4,7 +4,8 @@ import Guidance
 import JSON
 import Phrasebook
 import Simulation
-import StepwiseIO
+import Daemon
+import Lab
 import Synchronization
 import Testing
 

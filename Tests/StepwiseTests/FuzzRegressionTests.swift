@@ -1,10 +1,10 @@
 import Foundation
-import GPSD
+import GPSDProtocol
 import Geodesy
 import JSON
 import NMEA
 import Routes
-import StepwiseIO
+import RouteFiles
 import Testing
 import Wire
 

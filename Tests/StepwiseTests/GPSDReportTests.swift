@@ -1,8 +1,11 @@
 import GPSD
+import GPSDProtocol
 import Geodesy
 import Guidance
 import Phrasebook
-import StepwiseIO
+import CommandLineSupport
+import Daemon
+import POSIX
 import Testing
 import Wire
 

@@ -1,7 +1,8 @@
 import Geodesy
 import Phrasebook
 import Routes
-import StepwiseIO
+import Lab
+import RouteFiles
 import Testing
 
 @Suite struct GPXImporterTests {
@@ -23,7 +24,7 @@ import Testing
       let doc = try F.document(file, language: language)
       try F.checkShape(doc, file)
     }
-    #expect(try RouteFiles.detect(F.bytes(file)) == .gpx)
+    #expect(try RouteImport.detect(F.bytes(file)) == .gpx)
   }
 
   @Test(arguments: files)

@@ -1,7 +1,7 @@
 import Geodesy
 import Phrasebook
 import Routes
-import StepwiseIO
+import RouteFiles
 import Testing
 
 @Suite struct GeoJSONImporterTests {
@@ -11,7 +11,7 @@ import Testing
 
   @Test func theLineImportsAsOneArrivalStep() throws {
     let file = "geojson/maplibre-ios_dc-line.geojson"
-    #expect(try RouteFiles.detect(F.bytes(file)) == .geojson)
+    #expect(try RouteImport.detect(F.bytes(file)) == .geojson)
     for language in [Language.en, .ko] {
       let doc = try F.document(file, language: language)
       try F.checkShape(doc, file)

@@ -2,7 +2,7 @@ import Geodesy
 import JSON
 import Phrasebook
 import Routes
-import StepwiseIO
+import RouteFiles
 import Testing
 
 @Suite struct GraphHopperImporterTests {

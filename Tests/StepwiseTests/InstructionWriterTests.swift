@@ -2,8 +2,8 @@ import Foundation
 import JSON
 import Phrasebook
 import Routes
-import StepwiseIO
 import Testing
+@testable import stepwise
 
 /// The osrm-text-instructions fixtures in `Fixtures/osrm-text-instructions/v5`.
 enum InstructionFixtures {
@@ -83,7 +83,7 @@ enum InstructionFixtures {
   }
 
   @Test func naturalKoreanChoosesParticlesByTheFinalSound() throws {
-    let writer = RouteFiles.instructionWriter(.ko)
+    let writer = InstructionWriter.natural(.ko)
     let turn = { (name: String) throws -> String in
       try writer.instruction(for: InstructionStep(type: "turn", modifier: "left", name: name))
     }

@@ -3,8 +3,9 @@ import Geodesy
 import JSON
 import Phrasebook
 import Routes
-import StepwiseIO
+import RouteFiles
 import Testing
+@testable import stepwise
 
 @Suite struct OSRMImporterTests {
   typealias F = ImportFixtures
@@ -44,7 +45,7 @@ import Testing
 
   @Test func formatIsDetectedFromTheContent() throws {
     for file in Self.files {
-      #expect(try RouteFiles.detect(F.bytes(file)) == .osrm, "\(file)")
+      #expect(try RouteImport.detect(F.bytes(file)) == .osrm, "\(file)")
     }
   }
 

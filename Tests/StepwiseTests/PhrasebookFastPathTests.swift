@@ -2,7 +2,7 @@ import Foundation
 import Guidance
 import Routes
 import Simulation
-import StepwiseIO
+import RouteFiles
 import Testing
 
 @testable import Phrasebook

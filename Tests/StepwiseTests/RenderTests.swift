@@ -5,7 +5,7 @@ import Routes
 import Simulation
 import Testing
 
-@testable import StepwiseIO
+@testable import Lab
 
 /// Collects elements of an SVG document as parsed by Foundation's XMLParser.
 final class SVGCollector: NSObject, XMLParserDelegate {

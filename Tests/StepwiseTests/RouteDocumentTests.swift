@@ -1,7 +1,7 @@
 import Geodesy
 import JSON
 import Routes
-import StepwiseIO
+import RouteFiles
 import Testing
 
 @Suite struct RouteDocumentTests {

@@ -2,7 +2,6 @@ import Geodesy
 import JSON
 import Phrasebook
 import Routes
-import StepwiseIO
 import Testing
 
 /// Valhalla files in both languages, Valhalla text rewritten, geometry-only Valhalla legs.

@@ -5,7 +5,7 @@ import JSON
 import Phrasebook
 import Routes
 import Simulation
-import StepwiseIO
+import RouteFiles
 import Testing
 
 /// The router files under `Fixtures/routes/` and the checks every imported route must pass.

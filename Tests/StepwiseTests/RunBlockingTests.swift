@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 import Testing
 
-@testable import StepwiseIO
+@testable import POSIX
 
 /// `runBlocking` hands a blocking source's result to its task, or `nil` when the task is
 /// cancelled. Both can happen at the same moment: a daemon stopping on SIGTERM sets the stop

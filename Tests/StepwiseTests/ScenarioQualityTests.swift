@@ -4,7 +4,7 @@ import Guidance
 import Phrasebook
 import Routes
 import Simulation
-import StepwiseIO
+import Lab
 import Testing
 
 /// The scenario suite meets the quality bar of issue 7, measured by the scorer against the

@@ -4,7 +4,7 @@ import Guidance
 import JSON
 import Routes
 import Simulation
-import StepwiseIO
+import Lab
 import Testing
 
 /// Every folder of `Simulations/` replays to its expected transcript, and its drive keeps the

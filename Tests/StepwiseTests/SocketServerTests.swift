@@ -3,7 +3,11 @@ import Geodesy
 import Guidance
 import JSON
 import Routes
-import StepwiseIO
+import CommandLineSupport
+import Daemon
+import Lab
+import POSIX
+import RouteFiles
 import Testing
 import Wire
 

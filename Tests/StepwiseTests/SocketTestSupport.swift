@@ -5,7 +5,9 @@ import JSON
 import NMEA
 import Phrasebook
 import Routes
-import StepwiseIO
+import Daemon
+import Lab
+import POSIX
 import Synchronization
 import Testing
 import Wire

@@ -1,7 +1,7 @@
 import Foundation
 import Guidance
 import Routes
-import StepwiseIO
+import Daemon
 import Testing
 
 /// A datagram socket bound by the test, standing in for systemd's notify socket.

@@ -5,6 +5,8 @@ import Phrasebook
 import Routes
 import Simulation
 import Testing
+import Lab
+import POSIX
 
 /// The repository root, found from this file's path (tests never reach outside the repository).
 let repositoryRoot: String = {
@@ -99,4 +101,11 @@ func sanitizerEnvironment(_ base: [String: String]) -> [String: String] {
     ["TSAN_OPTIONS", "ASAN_OPTIONS"].contains($0.key)
   }
   return base.merging(passed) { $1 }
+}
+
+extension Scenario {
+  /// Loads the scenario folder at `directory` from the file system.
+  init(directory: String) throws {
+    try self.init(directory: directory, read: { try readWholeFile($0) })
+  }
 }

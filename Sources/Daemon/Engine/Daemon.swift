@@ -1,0 +1,207 @@
+import POSIX
+import Glibc
+public import Guidance
+public import Routes
+import Wire
+
+/// What a daemon run did.
+public struct DaemonReport: Sendable {
+  public var source = SourceReport()
+  /// Events published.
+  public var events = 0
+  /// The run ended on SIGTERM or SIGINT.
+  public var signalled = false
+  /// The subscriber socket could not be set up; nothing was guided.
+  public var startFailure: (any Error)?
+}
+
+/// Runs guidance: a fix source feeding the engine, the engine publishing to its sinks, and the
+/// signal loop; later also the subscriber socket's accept loop and the watchdog pinger.
+///
+/// ```
+///   source queue ──EngineInputs──▶ engine (one task) ──EventPublisher──▶ sinks (own queues)
+///   tick timer ────(.tick, live)──▶        ▲   (one-shot, armed by the engine)
+///   signal task ── SIGTERM/SIGINT: stop ───┘
+/// ```
+///
+/// The engine is the only owner of the session. Sources block only their own queues; sinks
+/// queue what they receive and write it from their own queues; so neither output nor gpsd can
+/// stall the other.
+public enum Daemon {
+  /// Guides `session` with the fixes of `source` until it ends or SIGTERM/SIGINT arrive.
+  ///
+  /// - Parameters:
+  ///   - publisher: where events go; `output` is added to it, other sinks may join any time.
+  ///   - output: standard output, drained before this returns.
+  ///   - tickInterval: seconds between live ticks (silence checks on the fix clock) while the
+  ///     vehicle is carried on by dead reckoning; otherwise a live engine ticks only once, when
+  ///     GPS loss is due (``Engine/nextTick(interval:)``).
+  public static func run(
+    session: NavigationSession?, source: any FixSource,
+    publisher: EventPublisher = EventPublisher(),
+    output: StreamSink, heartbeat: EngineHeartbeat = EngineHeartbeat(), tickInterval: Double = 0.25,
+    extras: DaemonExtras = DaemonExtras()
+  ) async -> DaemonReport {
+    let signals = await SignalWatcher.start([SIGTERM, SIGINT, SIGHUP])
+    let inputs = EngineInputs()
+    let stop = StopFlag()
+    let sourceReport = LockedValue<SourceReport?>(nil)
+    let signalled = StopFlag()
+    publisher.add(output)
+    var engine = Engine(session: session, publisher: publisher, heartbeat: heartbeat)
+    engine.sourceName = source.name
+    engine.makeSession = extras.makeSession
+    engine.observer = extras.services
+    let services = extras.services
+    // The socket starts listening only once the signal sources are registered, so an early
+    // SIGTERM can never find the process without its handlers.
+    let server: SubscriberServer?
+    do {
+      server = try extras.server ?? extras.startServer?()
+    } catch {
+      signals.stop()
+      var report = DaemonReport()
+      report.startFailure = error
+      return report
+    }
+    if let server { _ = publisher.add(server) }
+    extras.commands.connect(inputs)
+    // A resumed session's progress is written again with the route, never removed.
+    if let session {
+      services?.saveRoute(session.document, session.routeIndex, progress: session.snapshot)
+    }
+    // Route loaded, socket listening, signal sources registered: ready (never waiting for a fix).
+    services?.notifier.ready(
+      status: source.isLive ? "waiting for gpsd" : "replaying \(source.name)")
+    await withDiscardingTaskGroup { group in
+      group.addTask {
+        let r = await source.run(into: inputs, stop: stop)
+        sourceReport.set(r)
+        inputs.finish()
+      }
+      group.addTask {
+        for await number in signals.signals {
+          if number == SIGHUP {
+            reload(extras, server: server, inputs: inputs)
+            continue
+          }
+          logLine(6, "stepwised: \(number == SIGINT ? "SIGINT" : "SIGTERM"), stopping")
+          services?.notifier.stopping()
+          signalled.set()
+          stop.set()
+          inputs.finish()
+          return
+        }
+      }
+      if let interval = extras.watchdogInterval, let notifier = services?.notifier {
+        // WATCHDOG=1 only when the engine handled the probe posted half an interval earlier:
+        // a stuck engine stops the pings and systemd restarts the service.
+        group.addTask {
+          while !Task.isCancelled && !stop.isSet {
+            let before = heartbeat.value
+            inputs.yield(.probe)
+            try? await Task.sleep(for: .milliseconds(Int(interval * 500)))
+            if heartbeat.value > before { notifier.watchdog() }
+          }
+        }
+      }
+      // Live sources: one timer, armed by the engine only when a silence check is due (GPS
+      // loss, dead reckoning); nothing periodic while idle.
+      let ticks = source.isLive ? TickTimer(inputs: inputs, interval: tickInterval) : nil
+      await engine.run(inputs, ticks: ticks)
+      ticks?.cancel()
+      stop.set()
+      signals.stop()
+      group.cancelAll()
+    }
+    server?.shutdown()
+    publisher.finish()
+    await output.drained()
+    if let s = engine.session, let snapshot = s.snapshot, let store = services?.store {
+      do {
+        try store.saveProgress(snapshot, of: s.document)
+      } catch {
+        logLine(4, "stepwised: cannot save the state at exit: \(error)")
+      }
+    }
+    services?.flush()
+    var report = DaemonReport()
+    report.source = sourceReport.value ?? SourceReport()
+    report.events = engine.events
+    report.signalled = signalled.isSet
+    return report
+  }
+
+  /// SIGHUP: re-reads the route file and starts guiding along it, keeping every subscriber.
+  private static func reload(
+    _ extras: DaemonExtras, server: SubscriberServer?, inputs: EngineInputs
+  ) {
+    let notifier = extras.services?.notifier
+    notifier?.reloading()
+    guard let load = extras.reloadRoute else {
+      logLine(5, "stepwised: SIGHUP: no route file to re-read")
+      notifier?.ready(status: "reload: nothing to re-read")
+      return
+    }
+    do {
+      let (document, index) = try load()
+      inputs.yield(
+        .command(
+          .load(document, routeIndex: index),
+          reply: { result in
+            switch result {
+            case .success:
+              server?.setRouteDocument(document, selected: index)
+              logLine(6, "stepwised: SIGHUP: route re-read")
+            case .failure(let e):
+              logLine(3, "stepwised: SIGHUP: \(e); guidance goes on unchanged")
+            }
+            notifier?.ready(status: "route reloaded")
+          }))
+    } catch {
+      logLine(
+        3, "stepwised: SIGHUP: cannot re-read the route: \(error); guidance goes on unchanged")
+      notifier?.ready(status: "reload failed, guidance unchanged")
+    }
+  }
+}
+
+/// The optional parts of a daemon run: the socket, systemd, state, reloads.
+public struct DaemonExtras: Sendable {
+  public var server: SubscriberServer?
+  /// Starts the subscriber socket (after the signal handlers are in place); used when
+  /// `server` is `nil`.
+  public var startServer: (@Sendable () throws -> SubscriberServer)?
+  public var services: DaemonServices?
+  /// Builds a session for `select`, `load` and reloads.
+  public var makeSession: (@Sendable (RouteDocument, Int) throws -> NavigationSession)?
+  /// Re-reads the route file for SIGHUP.
+  public var reloadRoute: (@Sendable () throws -> (RouteDocument, Int))?
+  /// systemd's watchdog interval in seconds, when it wants pings.
+  public var watchdogInterval: Double?
+  /// Carries the socket's commands into the engine once it runs.
+  public var commands = CommandRelay()
+
+  public init() {}
+}
+
+/// Hands socket commands to the engine's input stream; before the engine runs, they are
+/// refused as `unavailable`. Give ``handler`` to `SubscriberServer.start(_:commands:)`.
+public final class CommandRelay: Sendable {
+  private let inputs = Locked<EngineInputs?>(nil)
+
+  public init() {}
+
+  func connect(_ inputs: EngineInputs) { self.inputs.withLock { $0 = inputs } }
+
+  /// The handler for the server.
+  public var handler: GuidanceCommandHandler {
+    { [self] command, reply in
+      guard let inputs = self.inputs.withLock({ $0 }) else {
+        reply(.failure(WireError(.unavailable, "guidance is not running yet")))
+        return
+      }
+      inputs.yield(.command(command, reply: reply))
+    }
+  }
+}

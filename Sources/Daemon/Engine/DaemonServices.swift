@@ -1,0 +1,159 @@
+import POSIX
+import Dispatch
+import Glibc
+import Guidance
+import Phrasebook
+import Routes
+import Wire
+
+/// What the daemon does around guidance for systemd and for restarts: saves the state
+/// (route when it changes; progress when the step changes and every few seconds) on its own
+/// queue, and keeps systemd's `STATUS=` line current.
+///
+/// All methods are called by the engine and return at once; file writes (with their fsync) run
+/// on a private serial queue, so a slow or full disk never holds up guidance. A failed write is
+/// logged once, then again only after a success.
+public final class DaemonServices: EngineObserver, @unchecked Sendable {
+  // Invariant: `mutable` is only touched inside `lock`; `queue` serialises all file writes.
+  public let notifier: SystemdNotifier
+  public let store: StateStore?
+  public let routeFile: String?
+  private let queue = DispatchQueue(label: "stepwised.state")
+  private let lock = Locked(Mutable())
+  private let phrasebook: Phrasebook
+  /// Seconds between two progress saves while the step stays the same.
+  public var saveInterval = 3.0
+
+  private struct Mutable {
+    var savedStep: Int?
+    var savedAnnouncements = -1
+    var lastSave = 0.0
+    var lastStatus = 0.0
+    var statusText = ""
+    var saveFailing = false
+    var waitingForGPSD = false
+    /// The fingerprint of the route being saved, computed once per route.
+    var fingerprint: (index: Int, value: String)?
+  }
+
+  public init(
+    notifier: SystemdNotifier, store: StateStore?, routeFile: String?, phrasebook: Phrasebook
+  ) {
+    self.notifier = notifier
+    self.store = store
+    self.routeFile = routeFile
+    self.phrasebook = phrasebook
+  }
+
+  private func now() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+  }
+
+  // MARK: EngineObserver
+
+  public func handled(_ session: NavigationSession) {
+    let t = now()
+    let (save, status): (Bool, String?) = lock.withLock { m in
+      let stepChanged = m.savedStep != session.currentStep
+      // Saved after every announcement too, so a restart never says anything again.
+      let said = m.savedAnnouncements != session.announcementCount
+      let due = stepChanged || said || t - m.lastSave >= saveInterval || session.arrived
+      if due {
+        m.savedStep = session.currentStep
+        m.savedAnnouncements = session.announcementCount
+        m.lastSave = t
+      }
+      var text: String?
+      if t - m.lastStatus >= 1 || stepChanged {
+        m.lastStatus = t
+        let line = statusLine(session, waiting: m.waitingForGPSD)
+        if line != m.statusText {
+          m.statusText = line
+          text = line
+        }
+      }
+      return (due, text)
+    }
+    if let status { notifier.status(status) }
+    if save, let snapshot = session.snapshot {
+      let fingerprint = lock.withLock { m in
+        if let f = m.fingerprint, f.index == snapshot.routeIndex { return f.value }
+        let value = StateStore.fingerprint(session.document, snapshot.routeIndex)
+        m.fingerprint = (snapshot.routeIndex, value)
+        return value
+      }
+      saveProgress(snapshot, fingerprint: fingerprint)
+    }
+  }
+
+  public func sessionChanged(_ session: NavigationSession?) {
+    lock.withLock {
+      $0.savedStep = nil
+      $0.savedAnnouncements = -1
+      $0.fingerprint = nil
+    }
+    guard let session else {
+      notifier.status("guidance cancelled")
+      return
+    }
+    saveRoute(session.document, session.routeIndex)
+  }
+
+  public func sourceChanged(_ status: SourceEvent.Status) {
+    let waiting = status != .connected
+    lock.withLock { $0.waitingForGPSD = waiting }
+    notifier.status(waiting ? "waiting for gpsd" : "gpsd connected, waiting for a fix")
+  }
+
+  // MARK: State
+
+  /// Saves the route document (at start, and when the route changes), with the progress
+  /// along it when guidance resumes from saved state.
+  public func saveRoute(
+    _ document: RouteDocument, _ index: Int, progress: NavigationSession.Snapshot? = nil
+  ) {
+    guard let store else { return }
+    let file = routeFile
+    queue.async {
+      self.report {
+        try store.saveRoute(document, routeIndex: index, routeFile: file, progress: progress)
+      }
+    }
+  }
+
+  private func saveProgress(_ snapshot: NavigationSession.Snapshot, fingerprint: String) {
+    guard let store else { return }
+    queue.async { self.report { try store.saveProgress(snapshot, fingerprint: fingerprint) } }
+  }
+
+  /// Waits until every queued write is done (at shutdown).
+  public func flush() { queue.sync {} }
+
+  private func report(_ write: () throws -> Void) {
+    do {
+      try write()
+      lock.withLock { $0.saveFailing = false }
+    } catch {
+      let first = lock.withLock { m in
+        defer { m.saveFailing = true }
+        return !m.saveFailing
+      }
+      if first {
+        logLine(4, "stepwised: cannot save the state (\(error)); guidance goes on without it")
+      }
+    }
+  }
+
+  private func statusLine(_ s: NavigationSession, waiting: Bool) -> String {
+    if s.arrived { return "arrived" }
+    if waiting { return "waiting for gpsd" }
+    if !s.departed { return "no fix" }
+    if s.gpsLost { return "GPS lost, step \(s.currentStep) of \(s.route.steps.count - 1)" }
+    let remaining = max(0, s.geometry.length - s.distanceAlong)
+    let off = s.offRoute ? ", off route" : ""
+    return "step \(s.currentStep) of \(s.route.steps.count - 1), "
+      + "\(phrasebook.displayDistance(remaining)) to go\(off)"
+  }
+}

@@ -1,0 +1,211 @@
+import POSIX
+import Geodesy
+import Glibc
+public import Guidance
+public import Routes
+import Synchronization
+import Wire
+
+/// A counter the engine bumps for every input it handles, for a watchdog that must tell a stuck
+/// engine from a quiet GPS (systemd's `WATCHDOG=1` goes out only while it moves).
+public final class EngineHeartbeat: Sendable {
+  private let counter = Atomic<UInt64>(0)
+  public init() {}
+  /// The number of inputs handled so far.
+  public var value: UInt64 { counter.load(ordering: .relaxed) }
+  func bump() { counter.add(1, ordering: .relaxed) }
+}
+
+/// The one owner of the guidance session: takes inputs in order, calls the session, and
+/// publishes what it returns.
+///
+/// No actor wraps the session: a single loop gives ordering for free and has no reentrancy.
+/// Everything else talks to the engine through its input stream (fix sources, the live
+/// ticker, later the socket's commands and the watchdog's probe) and listens through the
+/// ``EventPublisher``.
+public struct Engine {
+  /// The session being guided; `nil` after a `cancel`.
+  public private(set) var session: NavigationSession?
+  /// Builds a session for an alternative of a document (select, load, reload).
+  public var makeSession: (@Sendable (RouteDocument, Int) throws -> NavigationSession)?
+  /// Told after every input and every change of session (state saving, systemd status).
+  public var observer: (any EngineObserver)?
+  public let publisher: EventPublisher
+  public let heartbeat: EngineHeartbeat
+  /// Where `SOURCE` events say the fixes come from.
+  public var sourceName = ""
+  private let clock: any PacingClock
+  private let utcNow: @Sendable () -> Double
+  /// The fix clock: the newest epoch's time and the monotonic time it arrived.
+  private var anchor: (fixTime: Double, monotonic: Double)?
+  /// Events published so far.
+  public private(set) var events = 0
+  /// Watchdog probes handled.
+  private var probes = 0
+  #if DEBUG
+    private static let stallAfterProbes: Int? = getenv("STEPWISE_TEST_STALL_AFTER_PROBES").flatMap {
+      Int(String(cString: $0))
+    }
+  #endif
+  /// The document of a cancelled session, for a later `select`.
+  private var lastDocument: RouteDocument?
+  /// The newest valid fix's time: GPS loss is due `gpsLostAfter` seconds after it.
+  private var lastValidFixTime: Double?
+  /// The events of a batch of fixes, kept to reuse its storage.
+  private var batch: [NavigationEvent] = []
+
+  public init(
+    session: NavigationSession?, publisher: EventPublisher,
+    heartbeat: EngineHeartbeat = EngineHeartbeat(),
+    clock: any PacingClock = SystemClock(), utcNow: @escaping @Sendable () -> Double = UTCClock.now
+  ) {
+    self.session = session
+    self.publisher = publisher
+    self.heartbeat = heartbeat
+    self.clock = clock
+    self.utcNow = utcNow
+  }
+
+  /// Handles every input until the stream ends.
+  ///
+  /// - Parameter ticks: for a live source, the timer that posts `.tick` when the engine asks
+  ///   for one (``nextTick(interval:)``); armed after every input, and never periodic while
+  ///   nothing can happen.
+  public mutating func run(_ inputs: EngineInputs, ticks: TickTimer? = nil) async {
+    for await input in inputs.stream {
+      handle(input)
+      inputs.consumed(input)
+      if let ticks { ticks.arm(at: nextTick(interval: ticks.interval), now: clock.now()) }
+    }
+  }
+
+  /// When a live engine next needs a `.tick` (monotonic seconds, on the engine's clock), or
+  /// `nil` when no silence can change anything.
+  ///
+  /// - Before the first fix, after arrival, without a session: never.
+  /// - While the vehicle was moving when its last fix came (departed, on the route, at least
+  ///   `trustCourseAbove`), for up to the session's 300 s of dead reckoning: every `interval`
+  ///   seconds, so prompts stay on time between fixes and in a tunnel (as the old periodic
+  ///   ticker did).
+  /// - Otherwise, until the loss is reported: once, when the fix clock reaches the last
+  ///   valid fix time plus `gpsLostAfter`.
+  public func nextTick(interval: Double) -> Double? {
+    guard let s = session, s.started, !s.arrived, let a = anchor, let last = lastValidFixTime
+    else { return nil }
+    let lostAt = last + s.configuration.gpsLostAfter
+    let now = clock.now()
+    let fixNow = a.fixTime + max(0, now - a.monotonic)
+    if let snapshot = s.snapshot, !s.offRoute, snapshot.speed >= s.configuration.trustCourseAbove,
+      fixNow < last + NavigationSession.deadReckoningLimit
+    {
+      return s.gpsLost ? now + interval : min(now + interval, a.monotonic + (lostAt - a.fixTime))
+    }
+    guard !s.gpsLost else { return nil }
+    return a.monotonic + (lostAt - a.fixTime)
+  }
+
+  /// Handles one input, synchronously.
+  public mutating func handle(_ input: EngineInput) {
+    heartbeat.bump()
+    switch input {
+    case .fix(let fix):
+      advanceAnchor(to: fix.time)
+      noteValidFix(fix)
+      if session != nil { publish(session?.ingest(fix) ?? []) }
+    case .fixes(let fixes):
+      var list = batch
+      list.removeAll(keepingCapacity: true)
+      batch = []
+      var newest = -Double.infinity
+      for fix in fixes {
+        newest = max(newest, fix.time)
+        noteValidFix(fix)
+        if let out = session?.ingest(fix) { list.append(contentsOf: out) }
+      }
+      if !fixes.isEmpty { advanceAnchor(to: newest) }
+      publish(list)
+      batch = list
+    case .silence(let time):
+      if session != nil { publish(session?.silence(at: time) ?? []) }
+    case .tick:
+      if let now = fixClockNow(), session != nil { publish(session?.silence(at: now) ?? []) }
+    case .source(let status, let reason):
+      let event = SourceEvent(
+        time: fixClockNow() ?? utcNow(), status: status, source: sourceName, reason: reason)
+      events += 1
+      publisher.publish(.source(event))
+      observer?.sourceChanged(status)
+    case .command(let command, let reply):
+      do {
+        switch command {
+        case .select(let index):
+          guard let document = session?.document ?? lastDocument else {
+            throw WireError(.noRoute, "no route is loaded")
+          }
+          session = try build(document, index)
+        case .load(let document, let index):
+          session = try build(document, index)
+        case .cancel:
+          if let s = session { lastDocument = s.document }
+          session = nil
+        }
+        observer?.sessionChanged(session)
+        reply(.success(()))
+      } catch {
+        reply(.failure(error))
+      }
+      return
+    case .probe:
+      probes += 1
+      #if DEBUG
+        // Test hook (debug builds only): simulate an engine that hangs, to prove the watchdog
+        // then stops pinging.
+        if let n = Self.stallAfterProbes, probes >= n {
+          while true { sleep(3600) }
+        }
+      #endif
+      return
+    }
+    if let s = session { observer?.handled(s) }
+  }
+
+  /// Moves the fix clock to `time` when it is the newest fix time so far.
+  private mutating func advanceAnchor(to time: Double) {
+    if anchor == nil || time >= (anchor?.fixTime ?? 0) { anchor = (time, clock.now()) }
+  }
+
+  /// Remembers the newest valid fix's time (GPS loss is due `gpsLostAfter` after it).
+  private mutating func noteValidFix(_ fix: Fix) {
+    if fix.isValid, fix.coordinate != nil {
+      lastValidFixTime = max(lastValidFixTime ?? fix.time, fix.time)
+    }
+  }
+
+  private func build(_ document: RouteDocument, _ index: Int) throws -> NavigationSession {
+    guard let makeSession else { throw WireError(.unavailable, "this engine cannot change routes") }
+    return try makeSession(document, index)
+  }
+
+  /// The current time on the fix clock, once a fix has come: seconds since 1970.
+  public func fixClockNow() -> Double? {
+    guard let a = anchor else { return nil }
+    return a.fixTime + max(0, clock.now() - a.monotonic)
+  }
+
+  private mutating func publish(_ list: [NavigationEvent]) {
+    guard !list.isEmpty else { return }
+    events += list.count
+    publisher.publish(list)
+  }
+}
+
+/// Watches the engine from the outside: saving state, reporting status. Called on the engine's
+/// task; implementations must return at once (hand slow work to their own queue).
+public protocol EngineObserver: AnyObject, Sendable {
+  /// After an input changed the session.
+  func handled(_ session: NavigationSession)
+  /// After `select`, `load`, `cancel` or a reload (`nil`: guidance stopped).
+  func sessionChanged(_ session: NavigationSession?)
+  /// The live source connected or disconnected.
+  func sourceChanged(_ status: SourceEvent.Status)
+}

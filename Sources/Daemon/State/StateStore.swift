@@ -1,0 +1,225 @@
+import POSIX
+import Glibc
+import Guidance
+import JSON
+import Routes
+
+/// Saves and restores the daemon's state across restarts, in the state directory
+/// (`$STATE_DIRECTORY` under systemd, else `--state-dir`): the route document and the selected
+/// alternative in `route.json` (written when guidance starts or the route changes), and the
+/// progress in `progress.json` (small; written when the step changes and every few seconds).
+///
+/// Both are written atomically (write, fsync, rename), so a `kill -9` or a power cut leaves
+/// either the old or the new file, never half of one. A corrupt, truncated, foreign or
+/// mismatched file is reported and ignored: the daemon then starts afresh.
+public struct StateStore: Sendable {
+  /// Format marker and version, so a foreign or future file is recognised.
+  public static let format = "stepwise-state"
+  public static let version = 1.0
+
+  public let directory: String
+  public var routePath: String { directory + "/route.json" }
+  public var progressPath: String { directory + "/progress.json" }
+
+  public init(directory: String) { self.directory = directory }
+
+  /// The state directory from `$STATE_DIRECTORY` (the first entry), or `fallback`.
+  public static func directory(fallback: String?) -> String? {
+    if let v = getenv("STATE_DIRECTORY").map({ String(cString: $0) }), !v.isEmpty {
+      return String(v.split(separator: ":").first ?? Substring(v))
+    }
+    return fallback
+  }
+
+  /// What was saved.
+  public struct Saved: Sendable {
+    public var document: RouteDocument
+    public var routeIndex: Int
+    /// The progress, when it was saved for this document and alternative.
+    public var snapshot: NavigationSession.Snapshot?
+    /// The route file the document came from, for reloads.
+    public var routeFile: String?
+  }
+
+  /// A short fingerprint of one alternative, so progress saved for another route is refused.
+  public static func fingerprint(_ document: RouteDocument, _ index: Int) -> String {
+    guard document.routes.indices.contains(index) else { return "" }
+    let r = document.routes[index]
+    let points = r.steps.reduce(0) { $0 + $1.polyline.count }
+    return
+      "\(document.routes.count)/\(index)/\(r.steps.count)/\(points)/\(Int(r.distance.rounded()))"
+  }
+
+  /// Writes the route document and the selected alternative, and the progress along it.
+  /// Throws `SystemError` (full disk, read-only directory, …); the caller warns and goes on
+  /// guiding. Leftovers of writes a crash cut short go first (``removeLeftovers()``): the
+  /// daemon saves the route as it starts.
+  ///
+  /// - Parameter progress: where guidance along this route stands, for a session resumed from
+  ///   the saved state: it is written again at once, so a crash before the next progress save
+  ///   still resumes there. `nil` (a new route, or one started over) removes the saved
+  ///   progress, which no longer applies.
+  public func saveRoute(
+    _ document: RouteDocument, routeIndex: Int, routeFile: String?,
+    progress: NavigationSession.Snapshot? = nil
+  ) throws {
+    var o = JSONObject()
+    o.append("format", .string(Self.format))
+    o.append("version", .number(Self.version))
+    if let routeFile { o.append("routeFile", .string(routeFile)) }
+    o.append("routeIndex", .number(Double(routeIndex)))
+    o.append("document", NativeRouteFormat.encode(document))
+    removeLeftovers()
+    try writeFileAtomically(routePath, Array(JSONWriter.string(.object(o)).utf8), mode: 0o600)
+    if let progress, progress.routeIndex == routeIndex {
+      try saveProgress(progress, of: document)
+    } else if unlink(progressPath) != 0 && errno != ENOENT {
+      throw SystemError(errno: errno, function: "unlink", subject: progressPath)
+    }
+  }
+
+  /// Writes the progress along `document`'s alternative `snapshot.routeIndex`.
+  public func saveProgress(_ snapshot: NavigationSession.Snapshot, of document: RouteDocument)
+    throws
+  {
+    try saveProgress(snapshot, fingerprint: Self.fingerprint(document, snapshot.routeIndex))
+  }
+
+  /// Writes the progress with a route fingerprint computed once by the caller (it walks the
+  /// whole route, which a save every few seconds should not repeat).
+  public func saveProgress(_ snapshot: NavigationSession.Snapshot, fingerprint: String) throws {
+    var p = JSONObject()
+    p.append("format", .string(Self.format))
+    p.append("version", .number(Self.version))
+    p.append("route", .string(fingerprint))
+    p.append("routeIndex", .number(Double(snapshot.routeIndex)))
+    p.append("distanceAlong", .number(snapshot.distanceAlong))
+    p.append("currentStep", .number(Double(snapshot.currentStep)))
+    p.append("said", .array(snapshot.said.map { .number(Double($0)) }))
+    p.append("offRoute", .bool(snapshot.offRoute))
+    p.append("arrived", .bool(snapshot.arrived))
+    if let t = snapshot.lastFixTime { p.append("lastFixTime", .number(t)) }
+    p.append("speed", .number(snapshot.speed))
+    if let t = snapshot.lastPromptTime, let s = snapshot.lastPromptStep {
+      p.append("lastPromptTime", .number(t))
+      p.append("lastPromptStep", .number(Double(s)))
+    }
+    p.append("gpsLost", .bool(snapshot.gpsLost))
+    p.append("gpsLossCount", .number(Double(snapshot.gpsLossCount)))
+    p.append("offRouteCount", .number(Double(snapshot.offRouteCount)))
+    if let t = snapshot.lastInputTime { p.append("lastInputTime", .number(t)) }
+    if let t = snapshot.lastMatchTime { p.append("lastMatchTime", .number(t)) }
+    p.append("reckonedSteps", .number(Double(snapshot.reckonedSteps)))
+    try writeFileAtomically(progressPath, Array(JSONWriter.string(.object(p)).utf8), mode: 0o600)
+  }
+
+  /// Why saved state was not used.
+  public enum LoadProblem: Error, Sendable, CustomStringConvertible {
+    case missing
+    case unreadable(String)
+    case corrupt(String)
+
+    public var description: String {
+      switch self {
+      case .missing: "no saved state"
+      case .unreadable(let m): "cannot read the saved state: \(m)"
+      case .corrupt(let m): "the saved state is unusable (\(m)); starting afresh"
+      }
+    }
+  }
+
+  private func object(_ path: String, limit: Int) -> Result<JSONObject, LoadProblem> {
+    let bytes: [UInt8]
+    do {
+      bytes = try readWholeFile(path, limit: limit)
+    } catch let e as SystemError where e.errno == ENOENT {
+      return .failure(.missing)
+    } catch {
+      return .failure(.unreadable("\(error)"))
+    }
+    guard let value = try? JSONParser.parse(bytes), case .object(let o) = value else {
+      return .failure(.corrupt("\(path): not a JSON object, or truncated"))
+    }
+    guard o["format"]?.stringValue == Self.format, o["version"]?.doubleValue == Self.version
+    else { return .failure(.corrupt("\(path): not a Stepwise state file of version 1")) }
+    return .success(o)
+  }
+
+  /// Removes the temporary files of writes that a crash cut short.
+  ///
+  /// ``writeFileAtomically(_:_:mode:)`` writes `NAME.tmp.PID` and renames it over `NAME`; a
+  /// `kill -9` between the two leaves it behind, one more after every such crash. A file whose
+  /// process is gone is removed; one of a live process (this one, or another daemon wrongly
+  /// given the same directory) is left alone. The corresponding C functions are `opendir`,
+  /// `readdir`, `kill` and `unlink`.
+  public func removeLeftovers() {
+    guard let folder = opendir(directory) else { return }
+    defer { closedir(folder) }
+    while let entry = readdir(folder) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+      }
+      for target in ["route.json.tmp.", "progress.json.tmp."] where name.hasPrefix(target) {
+        guard let pid = pid_t(name.dropFirst(target.count)), pid > 0 else { continue }
+        if kill(pid, 0) == 0 || errno == EPERM { continue }
+        unlink(directory + "/" + name)
+      }
+    }
+  }
+
+  /// Reads the saved route and, when it belongs to it, the saved progress.
+  ///
+  /// A route that loads with unusable progress is returned without a snapshot (guidance
+  /// starts from the beginning of that route); the progress problem is in `progressProblem`.
+  public func load() -> (result: Result<Saved, LoadProblem>, progressProblem: LoadProblem?) {
+    let o: JSONObject
+    switch object(routePath, limit: 512 << 20) {
+    case .failure(let p): return (.failure(p), nil)
+    case .success(let v): o = v
+    }
+    guard let dv = o["document"], let ri = o["routeIndex"]?.doubleValue, ri >= 0, ri < 1e6 else {
+      return (.failure(.corrupt("route.json: document or routeIndex missing")), nil)
+    }
+    let document: RouteDocument
+    do {
+      document = try NativeRouteFormat.decode(dv)
+    } catch {
+      return (.failure(.corrupt("route.json: \(error)")), nil)
+    }
+    var saved = Saved(
+      document: document, routeIndex: Int(ri), snapshot: nil, routeFile: o["routeFile"]?.stringValue
+    )
+    guard document.routes.indices.contains(saved.routeIndex) else {
+      return (.failure(.corrupt("route.json: route index out of range")), nil)
+    }
+    switch object(progressPath, limit: 16 << 20) {
+    case .failure(.missing): return (.success(saved), nil)
+    case .failure(let p): return (.success(saved), p)
+    case .success(let p):
+      guard p["route"]?.stringValue == Self.fingerprint(document, saved.routeIndex),
+        p["routeIndex"]?.doubleValue == ri,
+        let s = p["distanceAlong"]?.doubleValue, let step = p["currentStep"]?.doubleValue,
+        let said = p["said"]?.arrayValue, step >= 0, step < 1e9
+      else { return (.success(saved), .corrupt("progress.json does not belong to route.json")) }
+      let flags = said.compactMap { $0.doubleValue }.map {
+        UInt8(clamping: Int(max(0, min(255, $0))))
+      }
+      guard flags.count == said.count else {
+        return (.success(saved), .corrupt("progress.json: bad prompt flags"))
+      }
+      saved.snapshot = NavigationSession.Snapshot(
+        routeIndex: saved.routeIndex, distanceAlong: s, currentStep: Int(step), said: flags,
+        offRoute: p["offRoute"]?.boolValue ?? false, arrived: p["arrived"]?.boolValue ?? false,
+        lastFixTime: p["lastFixTime"]?.doubleValue, speed: p["speed"]?.doubleValue ?? 0,
+        lastPromptTime: p["lastPromptTime"]?.doubleValue,
+        lastPromptStep: p["lastPromptStep"]?.doubleValue.map { Int(max(0, min(1e9, $0))) },
+        gpsLost: p["gpsLost"]?.boolValue ?? false,
+        gpsLossCount: Int(max(0, min(1e9, p["gpsLossCount"]?.doubleValue ?? 0))),
+        offRouteCount: Int(max(0, min(1e9, p["offRouteCount"]?.doubleValue ?? 0))),
+        lastInputTime: p["lastInputTime"]?.doubleValue,
+        lastMatchTime: p["lastMatchTime"]?.doubleValue,
+        reckonedSteps: Int(max(0, min(1e9, p["reckonedSteps"]?.doubleValue ?? 0))))
+      return (.success(saved), nil)
+    }
+  }
+}

@@ -1,0 +1,112 @@
+import Glibc
+import POSIX
+
+public import Phrasebook
+public import Routes
+
+/// A route file that could not be loaded; the message names the file and the JSON path.
+public struct RouteFileError: Error, Sendable, CustomStringConvertible {
+  public var path: String
+  public var underlying: RouteDocumentError?
+  public var message: String
+  /// The size limit in bytes, when the file was refused for being larger than it.
+  public var sizeLimit: Int?
+
+  public init(
+    path: String, underlying: RouteDocumentError?, message: String, sizeLimit: Int? = nil
+  ) {
+    self.path = path
+    self.underlying = underlying
+    self.message = message
+    self.sizeLimit = sizeLimit
+  }
+
+  public var description: String {
+    if let u = underlying { return "\(path): \(u)" }
+    return "\(path): \(message)"
+  }
+}
+
+/// Loads route documents from files, detecting the format from the content.
+public enum RouteFiles {
+  /// The largest route file read unless the caller says otherwise, in bytes: 64 MiB.
+  ///
+  /// A route file is read whole and parsed into a tree before it is validated, so memory,
+  /// not the file system, is what bounds it. Router responses are far smaller (a route from
+  /// Portugal to Korea is 1.2 MB of OSRM JSON); 64 MiB holds about 1.4 million points of
+  /// native JSON, and such a document peaks at about five times its size while it loads
+  /// (docs/limits.md).
+  public static let defaultMaximumFileSize = 64 << 20
+
+  /// Loads and validates the document at `path` (`-` for standard input).
+  ///
+  /// - Parameters:
+  ///   - format: forces a format; `nil` detects it from the content.
+  ///   - language: the wanted language of instructions and notices: router text in another
+  ///     language is replaced by instructions written from the maneuvers. `nil` keeps
+  ///     Valhalla's text whatever its language and writes missing or non-English text of the
+  ///     other formats in English.
+  ///   - maximumSize: the largest file accepted, in bytes. A larger regular file is refused
+  ///     before any of it is read; standard input or a pipe is refused as soon as it passes
+  ///     the limit.
+  public static func load(
+    _ path: String, format: RouteFileFormat? = nil, language: Language? = nil,
+    maximumSize: Int = defaultMaximumFileSize
+  ) throws(RouteFileError) -> RouteDocument {
+    let bytes = try read(path, maximumSize: maximumSize)
+    return try decode(bytes, name: path, format: format, language: language)
+  }
+
+  /// Reads a route file whole, refusing one larger than `maximumSize` bytes.
+  ///
+  /// The size of a regular file is checked first, and the buffer is allocated once at that
+  /// size, so reading costs the file's size and no more. The corresponding C functions are
+  /// `open`, `fstat` and `read`.
+  static func read(_ path: String, maximumSize: Int) throws(RouteFileError) -> [UInt8] {
+    func tooLarge(_ size: Int?) -> RouteFileError {
+      let what = size.map { "the file has \($0) bytes" } ?? "the input goes on"
+      return RouteFileError(
+        path: path, underlying: nil,
+        message: "too large: \(what), more than the route file limit of \(maximumSize) bytes",
+        sizeLimit: maximumSize)
+    }
+    do {
+      let input = try InputFile(path: path)
+      defer { input.close() }
+      var status = stat()
+      var out: [UInt8] = []
+      if fstat(input.fd, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG {
+        guard status.st_size <= maximumSize else { throw tooLarge(Int(status.st_size)) }
+        out.reserveCapacity(Int(status.st_size))
+      }
+      var chunk = [UInt8](repeating: 0, count: 1 << 16)
+      while true {
+        let n = try input.read(into: &chunk)
+        if n == 0 { break }
+        guard out.count + n <= maximumSize else { throw tooLarge(nil) }
+        out.append(contentsOf: chunk[0..<n])
+      }
+      return out
+    } catch let error as RouteFileError {
+      throw error
+    } catch {
+      throw RouteFileError(path: path, underlying: nil, message: "cannot read: \(error)")
+    }
+  }
+
+  /// Decodes a route document from bytes; `name` is used in messages.
+  ///
+  /// Every importer's result goes through ``NativeRouteFormat`` validation, so a document that
+  /// loads is always a valid native document.
+  public static func decode(
+    _ bytes: [UInt8], name: String, format: RouteFileFormat? = nil, language: Language? = nil
+  ) throws(RouteFileError) -> RouteDocument {
+    do throws(RouteDocumentError) {
+      return try RouteImport.decode(
+        bytes, format: format, writer: .natural(language ?? .en),
+        keepsRouterText: language == nil)
+    } catch {
+      throw RouteFileError(path: name, underlying: error, message: "")
+    }
+  }
+}

@@ -1,0 +1,114 @@
+public import JSON
+
+/// The route file formats Stepwise reads.
+///
+/// The raw values are what `--route-format` takes.
+public enum RouteFileFormat: String, Sendable, CaseIterable {
+  /// The native route document (`docs/route-format.md`).
+  case native
+  /// A Valhalla native `/route` response (`trip.legs[].maneuvers`).
+  case valhalla
+  /// An OSRM v5 `/route` response, including Mapbox Directions and Valhalla `format=osrm`.
+  case osrm
+  /// A GraphHopper `/route` response (`paths[]`).
+  case graphhopper
+  /// A GPX 1.0 or 1.1 file (`rte`/`rtept`, `trk`/`trkseg`).
+  case gpx
+  /// A GeoJSON `LineString`, `MultiLineString`, `Feature` or `FeatureCollection`.
+  case geojson
+}
+
+/// Route documents from the bytes of any supported format: format detection and the importer
+/// of each format, every result validated as a native document.
+public enum RouteImport {
+  /// Decodes a route document from bytes.
+  ///
+  /// - Parameters:
+  ///   - format: forces a format; `nil` detects it from the content.
+  ///   - writer: writes the instructions a router did not give, or gave in another language.
+  ///   - keepsRouterText: keeps Valhalla's text whatever its language (the other formats
+  ///     write missing or foreign text with `writer` either way).
+  /// - Returns: a document that ``NativeRouteFormat`` accepts.
+  public static func decode(
+    _ bytes: [UInt8], format: RouteFileFormat? = nil, writer: InstructionWriter,
+    keepsRouterText: Bool
+  ) throws(RouteDocumentError) -> RouteDocument {
+    let detected: RouteFileFormat
+    if let format { detected = format } else { detected = try detect(bytes) }
+    let document: RouteDocument
+    switch detected {
+    case .gpx:
+      document = try GPXImporter.decode(bytes, writer: writer)
+    case .native, .valhalla, .osrm, .graphhopper, .geojson:
+      let value = try parseJSON(bytes)
+      switch detected {
+      case .native: return try NativeRouteFormat.decode(value)
+      case .valhalla:
+        document = try ValhallaImporter.decode(value, writer: keepsRouterText ? nil : writer)
+      case .osrm: document = try OSRMImporter.decode(value, writer: writer)
+      case .graphhopper: document = try GraphHopperImporter.decode(value, writer: writer)
+      case .geojson: document = try GeoJSONImporter.decode(value, writer: writer)
+      case .gpx: document = try GPXImporter.decode(bytes, writer: writer)
+      }
+    }
+    return try NativeRouteFormat.decode(NativeRouteFormat.encode(document))
+  }
+
+  /// Parses `bytes` as JSON, or fails with a `syntax` error that says where.
+  public static func parseJSON(_ bytes: some Collection<UInt8>) throws(RouteDocumentError)
+    -> JSONValue
+  {
+    do {
+      return try JSONParser.parse(bytes)
+    } catch {
+      throw RouteDocumentError(.syntax, path: "", "not valid JSON: \(error)")
+    }
+  }
+
+  /// Recognises the format of a route file from its bytes: XML is GPX, JSON is told apart by
+  /// its members.
+  public static func detect(_ bytes: [UInt8]) throws(RouteDocumentError) -> RouteFileFormat {
+    var i = 0
+    if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { i = 3 }
+    while i < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[i]) { i += 1 }
+    if i < bytes.count, bytes[i] == UInt8(ascii: "<") { return .gpx }
+    return try detect(parseJSON(bytes))
+  }
+
+  /// Recognises the format of a parsed route file.
+  public static func detect(_ value: JSONValue) throws(RouteDocumentError) -> RouteFileFormat {
+    if case .array(let items) = value, case .object(let first)? = items.first,
+      first["sign"] != nil, first["interval"] != nil
+    {
+      return .graphhopper  // an instruction list: the importer explains what is missing
+    }
+    guard case .object(let o) = value else {
+      throw RouteDocumentError(
+        .unsupportedFormat, path: "", "expected a JSON object, found \(value.typeName)")
+    }
+    if o["routes"] != nil && o["source"] != nil { return .native }
+    if o["trip"] != nil { return .valhalla }
+    if o["error_code"] != nil || (o["error"] != nil && o["status_code"] != nil) { return .valhalla }
+    if o["paths"] != nil { return .graphhopper }
+    if case .string(let type) = o["type"],
+      ["Feature", "FeatureCollection", "LineString", "MultiLineString"].contains(type)
+    {
+      return .geojson
+    }
+    if o["code"] != nil || o["waypoints"] != nil { return .osrm }
+    if case .array(let routes) = o["routes"], case .object(let r)? = routes.first,
+      r["legs"] != nil
+    {
+      return .osrm
+    }
+    if o["message"] != nil && (o["hints"] != nil || o["info"] != nil) { return .graphhopper }
+    if o["routes"] != nil {
+      // Looks like a native document missing its source.
+      return .native
+    }
+    throw RouteDocumentError(
+      .unsupportedFormat, path: "",
+      "unrecognised route format (expected a Stepwise route document, or a response of OSRM, "
+        + "Valhalla or GraphHopper, or GPX or GeoJSON)")
+  }
+}

@@ -1,0 +1,225 @@
+import Lab
+import RouteFiles
+import CommandLineSupport
+import POSIX
+import Geodesy
+import JSON
+import Phrasebook
+import Routes
+import Simulation
+
+/// The `stepwise` user tool: inspect and convert routes, simulate drives.
+public enum StepwiseTool {
+  public static let usage = """
+    usage: stepwise COMMAND [OPTIONS]
+
+    commands:
+      routes ROUTE                         list the alternatives of a route document
+      route show ROUTE [--route-index N]   print the step table of one alternative
+      route convert ROUTE                  write the native route document on stdout
+      route validate ROUTE                 check a route file; silent when it is fine
+      instruction --locale LANG FILE...    the instruction of each osrm-text-instructions
+                                           fixture, one line per file
+      simulate ROUTE [OPTIONS]             drive a route and write NMEA on stdout
+      reload [--pid PID]                   make stepwised re-read its route (SIGHUP)
+      scenario run DIR... [--update]       replay scenarios and compare with their transcripts
+      scenario make DIR...                 regenerate drive.nmea from the recipe, then
+                                           the transcript
+      scenario score DIR... [--markdown]   guidance quality figures per scenario and in total
+      render DIR|TRACK [--route R] --output FILE.svg   draw a run: map and timeline
+
+    common options: --route-format native|valhalla|osrm|graphhopper|gpx|geojson
+                    --locale en|ko  --units metric|imperial
+
+    simulate options:
+      --route-index N      alternative to drive (default 0)
+      --profile P          town|highway|cycling|walking: speeds, acceleration, turn
+                           slowing by angle, standing jitter, speed-dependent course
+                           noise (default: classic model, each step at its mode's speed)
+      --speed KMH          cruising speed (default from the profile or transport type)
+      --accel MPS2 --brake MPS2   acceleration and braking limits
+      --hz N               fixes per second, 1…10 (default 1)
+      --noise METRES       RMS position error, a correlated random walk (default 0)
+      --multipath METRES   multipath jumps of about this size, about one a minute
+      --seed N             random seed (default 1)
+      --start ISO8601      time of the first fix (default 2024-05-01T08:00:00Z)
+      --dropout FROM:TO    no fix between these distances along the route (repeatable)
+      --no-tunnels         keep the fix on steps whose notice mentions a tunnel
+      --deviate-at METRES  leave the route there (with --deviate-angle DEG,
+                           --deviate-length METRES, --rejoin)
+      --stop-at METRES[:SECONDS] --stop-for SECONDS   stand still on the way (repeatable)
+      --settle SECONDS     standing time at the start (default 5); --dwell at the end
+      --talker XX          NMEA talker (default GP)
+      --sentences LIST     RMC,VTG,GGA,GSA,GSV,GST (default RMC,GGA,GSA,GST)
+      --format F           nmea (default) or gpsd-json (a gpspipe -w capture)
+    """
+
+  /// Runs `stepwise` with `arguments` (without the program name); returns the exit status.
+  public static func main(arguments: [String]) -> Int32 {
+    var args = Arguments(arguments)
+    let out = OutputSink.standardOutput
+    defer { out.flush() }
+    do {
+      guard let command = args.subcommand() else {
+        if args.flag("--help", "-h") {
+          out.line(usage)
+          return 0
+        }
+        throw UsageError("a command is required")
+      }
+      switch command {
+      case "routes":
+        if routesAsksDaemon(args) { return runClient("routes", &args) }
+        try routes(&args, out)
+      case "watch", "status", "select", "load", "cancel", "speak":
+        return runClient(command, &args)
+      case "route":
+        switch args.subcommand() {
+        case "show": try show(&args, out)
+        case "convert": try convert(&args, out)
+        case "validate": _ = try loadRoute(&args)
+        case let other?: throw UsageError("unknown route command '\(other)'")
+        case nil: throw UsageError("route needs a command: show, convert or validate")
+        }
+      case "simulate":
+        try simulateCommand(&args, out)
+      case "scenario":
+        return try scenario(&args, out)
+      case "reload":
+        return try reload(&args, out)
+      case "instruction":
+        return try instruction(&args, out)
+      case "render":
+        try renderCommand(&args, out)
+      case "help":
+        out.line(usage)
+      default:
+        throw UsageError("unknown command '\(command)'")
+      }
+      if let failure = out.failed {
+        logLine(3, "stepwise: \(failure)")
+        return 1
+      }
+      return 0
+    } catch let e as UsageError {
+      logLine(3, "stepwise: \(e)")
+      logLine(3, usage)
+      return 2
+    } catch let e as RouteFileError {
+      logLine(3, "stepwise: cannot load the route: \(e)")
+      return 2
+    } catch let e as RouteDocumentError {
+      logLine(3, "stepwise: \(e)")
+      return 2
+    } catch {
+      logLine(3, "stepwise: \(error)")
+      return 1
+    }
+  }
+
+  static func loadRoute(_ args: inout Arguments) throws -> (
+    RouteDocument, CommonOptions
+  ) {
+    var common = try CommonOptions.parse(&args)
+    let rest = try args.positionals()
+    guard rest.count == 1 || (rest.isEmpty && common.routePath != nil) else {
+      throw UsageError(rest.isEmpty ? "a route file is required" : "only one route file is allowed")
+    }
+    let path = rest.first ?? common.routePath ?? "-"
+    common.routePath = path
+    return (
+      try RouteFiles.load(path, format: common.routeFormat, language: common.language), common
+    )
+  }
+
+  /// `stepwise routes`: the alternatives, like the summary rows of the MapKit note's table.
+  static func routes(_ args: inout Arguments, _ out: OutputSink) throws {
+    let (doc, common) = try loadRoute(&args)
+    let book = Phrasebook(language: common.language, units: common.units)
+    out.line("\(doc.source.name) → \(doc.destination.name)")
+    var rows: [[String]] = [["#", "time", "distance", "tolls", "name"]]
+    for (i, r) in doc.routes.enumerated() {
+      rows.append([
+        String(i), book.displayDuration(r.expectedTravelTime), book.displayDistance(r.distance),
+        r.hasTolls ? (common.language == .ko ? "유료" : "tolls") : "", r.name,
+      ])
+    }
+    for line in TextColumns.lines(rows, rightAligned: [0, 1, 2]) { out.line(line) }
+  }
+
+  /// `stepwise route show`: the departure row, then each step's distance and instructions.
+  static func show(_ args: inout Arguments, _ out: OutputSink) throws {
+    let (doc, common) = try loadRoute(&args)
+    let route = try doc.route(at: common.routeIndex)
+    let book = Phrasebook(language: common.language, units: common.units)
+    out.line(
+      "\(route.name): \(book.displayDuration(route.expectedTravelTime)), "
+        + "\(book.displayDistance(route.distance))"
+        + (route.hasTolls ? (common.language == .ko ? ", 유료 도로" : ", tolls") : ""))
+    for notice in route.advisoryNotices { out.line("! \(notice)") }
+    var rows: [[String]] = []
+    for (i, step) in route.steps.enumerated() {
+      var mode = step.transportType.rawValue
+      if i > 0 && step.transportType == route.steps[i - 1].transportType { mode = "" }
+      if step.isDeparture {
+        rows.append([String(i), book.departLabel, doc.source.name, mode])
+      } else {
+        var text = step.instructions
+        if let n = step.notice, !n.isEmpty { text += " [\(n)]" }
+        rows.append([String(i), book.displayDistance(step.distance), text, mode])
+      }
+    }
+    for line in TextColumns.lines(rows, rightAligned: [0, 1]) { out.line(line) }
+  }
+
+  /// `stepwise route convert`: the native document, pretty-printed.
+  static func convert(_ args: inout Arguments, _ out: OutputSink) throws {
+    let (doc, _) = try loadRoute(&args)
+    var text = JSONWriter.prettyString(NativeRouteFormat.encode(doc))
+    if text.hasSuffix("\n") { text.removeLast() }
+    out.line(text)
+  }
+
+  /// `stepwise scenario run|make`: returns 1 when a transcript differs.
+  static func scenario(_ args: inout Arguments, _ out: OutputSink) throws -> Int32 {
+    let verb = args.subcommand()
+    if verb == "score" { return try scoreCommand(&args, out) }
+    let update = args.flag("--update")
+    let dirs = try args.positionals()
+    guard let verb, verb == "run" || verb == "make" else {
+      throw UsageError("scenario needs a command: run, make or score")
+    }
+    guard !dirs.isEmpty else { throw UsageError("scenario \(verb) needs at least one folder") }
+    var failures = 0
+    for dir in dirs {
+      let scenario = try Scenario(directory: dir)
+      if verb == "make" {
+        let track = try scenario.simulatedTrack()
+        try writeFileAtomically(scenario.trackPath, Array(track.utf8))
+      }
+      let actual = try scenario.transcript()
+      if verb == "make" || update {
+        try writeFileAtomically(
+          scenario.expectedPath, Array((actual.joined(separator: "\n") + "\n").utf8))
+        out.line("\(dir): wrote \(actual.count) events")
+        continue
+      }
+      guard let expected = scenario.expected() else {
+        out.line("\(dir): FAIL (no expected.jsonl; run with --update)")
+        failures += 1
+        continue
+      }
+      if expected == actual {
+        out.line("\(dir): ok (\(actual.count) events)")
+      } else {
+        failures += 1
+        out.line("\(dir): FAIL")
+        out.line(transcriptDiff(expected: expected, actual: actual))
+      }
+    }
+    if verb == "run" && !update {
+      out.line("\(dirs.count - failures) passed, \(failures) failed")
+    }
+    return failures == 0 ? 0 : 1
+  }
+}
