@@ -81,15 +81,34 @@ let package = Package(
       ],
       swiftSettings: swiftSettings),
 
-    // Tests
+    // Tests mirror the layers. TestSupport holds the shared helpers (repository paths, the
+    // route DSL, fixture readers, running a built product) and is pure but for Foundation, so
+    // CoreTests and LabTests build without libgps. SystemTests holds the daemon, client and
+    // end-to-end suites, which share the socket and process harness.
+    .target(
+      name: "TestSupport",
+      dependencies: ["Geodesy", "Guidance", "Lab", "NMEA", "Phrasebook", "Routes", "Simulation"],
+      path: "Tests/TestSupport", swiftSettings: swiftSettings),
     .testTarget(
-      name: "StepwiseTests",
+      name: "CoreTests",
+      dependencies: [
+        "Geodesy", "GPSDProtocol", "Guidance", "JSON", "NMEA", "Phrasebook", "RouteFiles",
+        "Routes", "Simulation", "TestSupport", "Wire",
+      ],
+      swiftSettings: swiftSettings),
+    .testTarget(
+      name: "LabTests",
+      dependencies: [
+        "Geodesy", "Guidance", "JSON", "Lab", "Phrasebook", "Routes", "Simulation", "TestSupport",
+      ],
+      swiftSettings: swiftSettings),
+    .testTarget(
+      name: "SystemTests",
       dependencies: [
         "Client", "CommandLineSupport", "Daemon", "Geodesy", "GPSD", "GPSDProtocol", "Guidance",
         "JSON", "Lab", "NMEA", "Phrasebook", "POSIX", "RouteFiles", "Routes", "Simulation",
-        "Wire", "stepwise",
+        "stepwise", "TestSupport", "Wire",
       ],
-      exclude: ["Fixtures"],
       swiftSettings: swiftSettings),
 
     // Fuzzing and benchmarks (Scripts/fuzz.sh, Scripts/bench.sh). StepwiseFuzz is the

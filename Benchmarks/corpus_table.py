@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The real-corpus table of docs/hardening.md: every capture in Tests/StepwiseTests/Fixtures/nmea
+"""The real-corpus table of docs/hardening.md: every capture in Tests/Fixtures/nmea
 read by Stepwise's NMEAReader (`StepwiseBench fixes`) and by gpsd's decoder (`gpsdecode`, the
 installed gpsd), plus gpsd 3.27's expected output (`X.log.chk`) where the fixture has one.
 
@@ -123,7 +123,7 @@ def main():
     if not args:
         sys.exit(__doc__)
     bench = args[0]
-    fixtures = args[1] if len(args) > 1 else 'Tests/StepwiseTests/Fixtures/nmea'
+    fixtures = args[1] if len(args) > 1 else 'Tests/Fixtures/nmea'
     v = subprocess.run(['gpsdecode', '-V'], capture_output=True, text=True)
     version = (v.stdout + v.stderr).strip()
     rows = []

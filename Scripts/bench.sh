@@ -144,7 +144,7 @@ rate() { awk -v n="$SENTENCES" -v s="$1" 'BEGIN { if (s <= 0) print "n/a"; else 
 # 2. Cost per fix against route length -------------------------------------------------------
 say "2. cost per fix against route length"
 : > "$DATA/perfix.txt"
-# perfix SHAPE TRACK: one table row per route length; sets SHAPE's ratio of largest to smallest.
+# perfix SHAPE TRACK: one table row per route length; sets perfix_ratio, largest to smallest.
 perfix() {
   shape=$1 track=$2 first_ns="" last_ns=""
   for p in $LENGTHS; do
@@ -160,10 +160,12 @@ perfix() {
       >> "$DATA/perfix.txt"
     say "  $shape, $p points: $ns ns per fix"
   done
-  eval "ratio_$shape=\$(div \"\$last_ns\" \"\$first_ns\" %.2f)"
+  perfix_ratio=$(div "$last_ns" "$first_ns" %.2f)
 }
 perfix zigzag "$ZTRACK"
+ratio_zigzag=$perfix_ratio
 perfix curve "$CTRACK"
+ratio_curve=$perfix_ratio
 perfix_ratio=$(awk -v a="$ratio_zigzag" -v b="$ratio_curve" 'BEGIN { print (a > b ? a : b) }')
 perfix_ok=$(awk -v r="$perfix_ratio" 'BEGIN { print (r <= 1.5 ? "yes" : "**no**") }')
 

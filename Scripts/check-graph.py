@@ -22,10 +22,13 @@ decl = re.compile(
     re.S)
 targets = {}
 kinds = {}
+paths = {}
 for kind, name, rest in decl.findall(package):
     deps = re.search(r'dependencies:\s*\[(.*?)\]', rest, re.S)
     targets[name] = sorted(re.findall(r'"([^"]+)"', deps.group(1))) if deps else []
     kinds[name] = kind
+    path = re.search(r'path:\s*"([^"]+)"', rest)
+    paths[name] = path.group(1) if path else None
 
 SYSTEM = {"Glibc", "Dispatch", "Synchronization", "Foundation", "FoundationEssentials",
           "FoundationXML", "Testing", "XCTest", "PackageDescription"}
@@ -50,9 +53,10 @@ for name, deps in sorted(targets.items()):
     if kinds[name] == "systemLibrary":
         continue
     base = "Tests" if kinds[name] == "testTarget" else "Sources"
-    directory = os.path.join(root, base, name)
+    relative = paths[name] or os.path.join(base, name)
+    directory = os.path.join(root, relative)
     if not os.path.isdir(directory):
-        problems.append(f"{name}: no folder {base}/{name}")
+        problems.append(f"{name}: no folder {relative}")
         continue
     used = imports(directory) - SYSTEM
     c_only = {d for d in deps if kinds.get(d) == "systemLibrary" or d.endswith("Shim")}

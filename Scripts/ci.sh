@@ -1,9 +1,9 @@
 #!/bin/sh
-# The whole test suite, as CI runs it: a warnings-as-errors build with the target-import
-# check, swift format's strict lint, every test (unit, property, scenario and end-to-end
-# against the built binaries), the whole suite again under ThreadSanitizer and under
-# AddressSanitizer (Scripts/sanitize.sh), and a one-minute fuzz smoke run of all five fuzz
-# targets (Scripts/fuzz.sh). Each phase prints
+# The whole test suite, as CI runs it: the target graph check, a warnings-as-errors build with
+# the target-import check, swift format's strict lint, shellcheck over the scripts, every test
+# (unit, property, scenario and end-to-end against the built binaries), the whole suite again
+# under ThreadSanitizer and under AddressSanitizer (Scripts/sanitize.sh), and a one-minute fuzz
+# smoke run of all five fuzz targets (Scripts/fuzz.sh). Each phase prints
 # "ci: PHASE seconds=N" (docs/hardening.md has the figures and why each phase is there).
 #
 # Scratch paths: the normal build in $CI_SCRATCH (default .build), the sanitizers in
@@ -30,13 +30,9 @@ phase() {
   fi
 }
 
-# The pure core must not import Foundation, Dispatch or the whole of Glibc.
-if grep -rnE '^(public )?import (Foundation|Glibc|Dispatch)$' \
-  Sources/Geodesy Sources/JSON Sources/Routes Sources/NMEA Sources/Guidance \
-  Sources/Phrasebook Sources/Wire Sources/Simulation; then
-  echo "ci: a pure core target imports Foundation, Dispatch or Glibc" >&2
-  exit 1
-fi
+# The target graph: every target imports exactly what it declares, the README's graph is
+# Package.swift's, and the pure core imports no Foundation, Dispatch or whole Glibc.
+python3 Scripts/check-graph.py || exit 1
 
 ci_start=$(date +%s)
 phase build swift build --build-tests -Xswiftc -warnings-as-errors \
@@ -44,6 +40,7 @@ phase build swift build --build-tests -Xswiftc -warnings-as-errors \
 [ -z "$failed" ] || exit 1
 # The code's shape: swift format's strict lint (make lint), a few seconds.
 phase lint swift format lint --strict --recursive Sources Tests
+phase shellcheck shellcheck Scripts/*.sh .ci/run
 # The systemd units: verify without warnings, exposure at most 1.5.
 phase units sh Scripts/check-units.sh systemd "$SCRATCH/debug" 15
 phase test swift test --skip-build --disable-xctest --scratch-path "$SCRATCH"

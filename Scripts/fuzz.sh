@@ -16,7 +16,7 @@
 # into $FUZZ_WORK/corpus/TARGET (default /tmp/stepwise-fuzz, never committed); what libFuzzer
 # learns is kept there between runs. A crash stops the script with status 1 and leaves
 # crash-*/oom-*/timeout-* in $FUZZ_WORK/artifacts/TARGET/; commit the input as a regression test
-# under Tests/StepwiseTests/Fixtures/fuzz-regressions/.
+# under Tests/Fixtures/fuzz-regressions/.
 #
 # The smoke run CI calls: `sh Scripts/fuzz.sh 12` (five targets, a minute plus one build). A
 # summary line per target goes to standard output: "fuzz: TARGET RESULT runs=N seconds=S ...".
@@ -46,7 +46,7 @@ elif [ -n "${1:-}" ] && [ "${1#[0-9]}" != "$1" ]; then
   shift
 fi
 TARGETS=${*:-NMEAFuzz JSONFuzz RouteFuzz GPSDFuzz CommandFuzz}
-FIX=Tests/StepwiseTests/Fixtures
+FIX=Tests/Fixtures
 
 # maxlen TARGET: the largest input libFuzzer makes for TARGET. Small inputs keep it fast (an NMEA
 # line is at most 120 bytes, a command line a few hundred); route documents need room.

@@ -15,8 +15,8 @@ fi
 # Debian packages the build or the tests use; each is installed only when missing.
 # libgps-dev and pkg-config build the CGPS/GPSShim targets; gpsd, gpsd-clients (gpsfake, gpspipe),
 # gpsd-tools and python3-gps (gpsfake's Python module) run the end-to-end tests against a real gpsd;
-# strace lets DescriptorTests check that descriptors are closed once.
-PACKAGES="${STEPWISE_APT_PACKAGES:-libgps-dev pkg-config gpsd gpsd-clients gpsd-tools python3-gps strace}"
+# strace lets DescriptorTests check that descriptors are closed once; shellcheck checks Scripts/.
+PACKAGES="${STEPWISE_APT_PACKAGES:-libgps-dev pkg-config gpsd gpsd-clients gpsd-tools python3-gps strace shellcheck}"
 missing=""
 for p in $PACKAGES; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
@@ -26,5 +26,7 @@ if [ -n "$missing" ]; then
   SUDO=""
   [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq
+  # $missing is a list of package names: split on purpose.
+  # shellcheck disable=SC2086
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
 fi

@@ -1,6 +1,6 @@
-import POSIX
 import Glibc
 public import JSON
+import POSIX
 public import Wire
 
 /// Why a `stepwise` client command failed, with the exit status a script can rely on.

@@ -1,5 +1,5 @@
-import POSIX
 import Glibc
+import POSIX
 
 /// Says prompts through `espeak-ng`, one child process per utterance, one at a time.
 public final class SpeechSynthesizer {

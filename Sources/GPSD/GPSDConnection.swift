@@ -1,6 +1,6 @@
 public import Dispatch
-import GPSShim
 public import GPSDProtocol
+import GPSShim
 
 /// A failure of libgps, with the function that failed.
 public struct GPSDError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -112,8 +112,8 @@ public final class GPSDConnection: @unchecked Sendable {
     return gpsshim_fd(session)
   }
 
-  /// Reads and decodes one report. `TPV`s are taken from libgps's unpacked fix (through the
-  /// shim, NaN becoming `nil`); other classes are decoded from the raw line.
+  /// Reads and decodes one report from gpsd's raw line, with the decoder that reads captures,
+  /// so a live `TPV` and a recorded one become the same fix.
   ///
   /// The corresponding C function is `gps_read`.
   public func read() -> GPSDReadResult {
@@ -122,11 +122,6 @@ public final class GPSDConnection: @unchecked Sendable {
     let n = gpsshim_read(session, &kind)
     if n < 0 { return .closed }
     if n == 0 { return .partial }
-    if kind == GPSSHIM_KIND_TPV {
-      var f = gpsshim_fix()
-      gpsshim_get_fix(session, &f)
-      return .report(.tpv(Self.position(f)))
-    }
     var length = 0
     guard let raw = gpsshim_message(session, &length) else { return .partial }
     let bytes = UnsafeRawBufferPointer(start: raw, count: length).bindMemory(to: UInt8.self)
@@ -148,15 +143,5 @@ public final class GPSDConnection: @unchecked Sendable {
     dispatchPrecondition(condition: .onQueue(queue))
     if let s = session { gpsshim_close(s) }
     session = nil
-  }
-
-  static func position(_ f: gpsshim_fix) -> GPSDPositionReport {
-    func v(_ d: Double) -> Double? { d.isFinite ? d : nil }
-    let time: Double? =
-      f.time_sec == 0 && f.time_nsec == 0 ? nil : Double(f.time_sec) + Double(f.time_nsec) / 1e9
-    return GPSDPositionReport(
-      mode: Int(f.mode), status: f.status >= 2 ? Int(f.status) : nil, time: time,
-      latitude: v(f.latitude), longitude: v(f.longitude), altitudeMSL: v(f.alt_msl),
-      track: v(f.track), speed: v(f.speed), eph: v(f.eph), epx: v(f.epx), epy: v(f.epy))
   }
 }

@@ -65,7 +65,8 @@ public struct GPSDPositionReport: Sendable, Equatable {
   /// 0 unknown, 1 no fix, 2 = 2D, 3 = 3D.
   public var mode: Int
   /// 2 DGPS, 3 RTK fixed, 4 RTK float, 5 dead reckoning, 6 GNSS + dead reckoning, 7 time only,
-  /// 8 simulated, 9 P(Y); gpsd never sends 0 or 1, so `nil` is an ordinary fix.
+  /// 8 simulated, 9 P(Y); `nil` is an ordinary fix (gpsd's 0 "unknown" and 1 "GPS" become
+  /// `nil` when the report is made, so every source says an ordinary fix the same way).
   public var status: Int?
   /// UTC, seconds since 1970-01-01.
   public var time: Double?
@@ -95,7 +96,7 @@ public struct GPSDPositionReport: Sendable, Equatable {
   ) {
     self.device = device
     self.mode = mode
-    self.status = status
+    self.status = status.flatMap { $0 >= 2 ? $0 : nil }
     self.time = time
     self.latitude = latitude
     self.longitude = longitude

@@ -1,6 +1,6 @@
 import Geodesy
-import Phrasebook
 public import Guidance
+import Phrasebook
 public import Routes
 public import Simulation
 

@@ -101,7 +101,9 @@ public struct Scenario: Sendable {
     if let v = r["seed"]?.doubleValue { o.seed = UInt64(v) }
     if let v = r["settle"]?.doubleValue { o.settle = v }
     if let v = r["start"]?.stringValue {
-      guard let t = UTCTime.parseISO8601(v) else { throw ScenarioError("\(dir): bad start time \(v)") }
+      guard let t = UTCTime.parseISO8601(v) else {
+        throw ScenarioError("\(dir): bad start time \(v)")
+      }
       o.start = t
     }
     for d in r["dropouts"]?.arrayValue ?? [] {
@@ -166,7 +168,9 @@ public struct Scenario: Sendable {
 
   /// Regenerates `drive.nmea` from the recipe.
   public func simulatedTrack() throws -> String {
-    guard let recipe else { throw ScenarioError("\(directory): scenario.json has no simulate recipe") }
+    guard let recipe else {
+      throw ScenarioError("\(directory): scenario.json has no simulate recipe")
+    }
     let route = try document.route(at: routeIndex)
     let drive = DriveSimulator.drive(route, options: recipe)
     var header = ["Name: \(directory.split(separator: "/").last.map(String.init) ?? directory)"]

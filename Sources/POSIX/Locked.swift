@@ -24,7 +24,8 @@ public final class Locked<Value: ~Copyable>: @unchecked Sendable {
   }
 
   /// Runs `body` with the value, holding the lock; `body` must not call `withLock` again.
-  public func withLock<Result: ~Copyable>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+  public func withLock<Result: ~Copyable>(_ body: (inout Value) throws -> Result) rethrows -> Result
+  {
     pthread_mutex_lock(mutex)
     defer { pthread_mutex_unlock(mutex) }
     return try body(&value)

@@ -110,7 +110,8 @@ public enum SocketCalls {
   ///
   /// - Returns: the number of bytes read (0 at end of stream), or `nil` when none is waiting.
   /// The corresponding C function is `recv`.
-  public static func receive(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemError)
+  public static func receive(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer)
+    throws(SystemError)
     -> Int?
   {
     try retrying("recv") { Glibc.recv(fd, buffer.baseAddress, buffer.count, 0) }
@@ -133,7 +134,9 @@ public enum SocketCalls {
   /// Sets an integer socket option.
   ///
   /// The corresponding C function is `setsockopt`.
-  public static func setOption(_ fd: Int32, _ level: Int32, _ name: Int32, _ value: Int32, _ label: String)
+  public static func setOption(
+    _ fd: Int32, _ level: Int32, _ name: Int32, _ value: Int32, _ label: String
+  )
     throws(SystemError)
   {
     var v = value

@@ -1,6 +1,5 @@
 import Glibc
 import POSIX
-
 public import Phrasebook
 public import Routes
 

@@ -1,3 +1,4 @@
+import Daemon
 // In-process measurements for Scripts/bench.sh (never run as a test). Prints `key=value` lines.
 //
 //   StepwiseBench nmea TRACK           NMEAReader alone over the file (read into memory first)
@@ -16,11 +17,10 @@ import Geodesy
 import Glibc
 import Guidance
 import NMEA
-import Phrasebook
-import Routes
-import Daemon
 import POSIX
+import Phrasebook
 import RouteFiles
+import Routes
 
 func seconds(_ d: Duration) -> Double {
   let c = d.components

@@ -8,8 +8,8 @@ import Geodesy
 import Glibc
 import JSON
 import NMEA
-import Routes
 import Phrasebook
+import Routes
 import Wire
 
 /// The five fuzz targets; the raw value is the name `STEPWISE_FUZZ_TARGET` takes.

@@ -1,10 +1,10 @@
 import Client
-import RouteFiles
 import CommandLineSupport
-import POSIX
 import Glibc
 import JSON
+import POSIX
 import Phrasebook
+import RouteFiles
 import Routes
 import Wire
 

@@ -1,6 +1,6 @@
 import CommandLineSupport
-import POSIX
 import JSON
+import POSIX
 import Phrasebook
 public import Routes
 

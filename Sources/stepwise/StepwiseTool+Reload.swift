@@ -1,6 +1,6 @@
 import CommandLineSupport
-import POSIX
 import Glibc
+import POSIX
 
 extension StepwiseTool {
   /// `stepwise reload [--pid PID]`: asks stepwised to re-read its route file (SIGHUP), as

@@ -1,11 +1,11 @@
-import Lab
-import RouteFiles
 import CommandLineSupport
-import POSIX
 import Geodesy
 import Guidance
+import Lab
 import NMEA
+import POSIX
 import Phrasebook
+import RouteFiles
 import Routes
 import Simulation
 

@@ -1,6 +1,7 @@
-import Lab
 import CommandLineSupport
+import Lab
 import POSIX
+
 extension StepwiseTool {
   /// `stepwise scenario score DIR… [--markdown] [--check]`: the quality table.
   ///

@@ -1,6 +1,6 @@
 import CommandLineSupport
-import POSIX
 import Geodesy
+import POSIX
 import Routes
 import Simulation
 

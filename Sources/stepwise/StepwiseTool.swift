@@ -1,10 +1,10 @@
-import Lab
-import RouteFiles
 import CommandLineSupport
-import POSIX
 import Geodesy
 import JSON
+import Lab
+import POSIX
 import Phrasebook
+import RouteFiles
 import Routes
 import Simulation
 

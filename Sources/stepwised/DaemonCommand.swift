@@ -1,10 +1,10 @@
-import Daemon
-import RouteFiles
 import CommandLineSupport
-import POSIX
+import Daemon
 import Glibc
 import Guidance
+import POSIX
 import Phrasebook
+import RouteFiles
 import Routes
 
 /// The `stepwised` daemon's command line, parsed and run. The executable only calls

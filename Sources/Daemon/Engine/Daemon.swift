@@ -1,6 +1,6 @@
-import POSIX
 import Glibc
 public import Guidance
+import POSIX
 public import Routes
 import Wire
 

@@ -1,7 +1,7 @@
-import POSIX
 import Dispatch
 import Glibc
 import Guidance
+import POSIX
 import Phrasebook
 import Routes
 import Wire

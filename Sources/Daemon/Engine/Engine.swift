@@ -1,7 +1,7 @@
-import POSIX
 import Geodesy
 import Glibc
 public import Guidance
+import POSIX
 public import Routes
 import Synchronization
 import Wire

@@ -1,5 +1,5 @@
-import POSIX
 public import Guidance
+import POSIX
 public import Wire
 
 /// Something the engine publishes: a guidance event or a change of the fix source.

@@ -1,7 +1,7 @@
-import POSIX
 import Dispatch
 import Glibc
 import Guidance
+import POSIX
 import Synchronization
 import Wire
 

@@ -1,5 +1,5 @@
-import POSIX
 import Dispatch
+import POSIX
 import Synchronization
 
 /// Where the engine's fixes come from: a replayed file or a live gpsd.

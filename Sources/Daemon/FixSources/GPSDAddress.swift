@@ -1,4 +1,5 @@
 import CommandLineSupport
+
 /// Where gpsd listens: `gpsd://HOST[:PORT]`.
 public struct GPSDAddress: Sendable, Equatable, CustomStringConvertible {
   public var host: String

@@ -1,9 +1,9 @@
-import GPSDProtocol
-import POSIX
 import Dispatch
 import GPSD
+import GPSDProtocol
 import Geodesy
 import Glibc
+import POSIX
 import Wire
 
 /// Fixes from a live gpsd, through libgps, with reconnection.

@@ -1,4 +1,5 @@
 import POSIX
+
 /// Maps receiver time to the monotonic clock for paced replays.
 struct Pacer {
   let speed: Double?

@@ -1,8 +1,8 @@
-import GPSDProtocol
-import POSIX
 import Dispatch
+import GPSDProtocol
 import Geodesy
 import NMEA
+import POSIX
 
 /// Replays a recorded track (NMEA 0183, or a gpsd JSON capture from `gpspipe -w`), paced by
 /// its fix times.

@@ -1,7 +1,7 @@
-import POSIX
 import Glibc
 import Guidance
 import JSON
+import POSIX
 import Routes
 
 /// Saves and restores the daemon's state across restarts, in the state directory

@@ -1,6 +1,6 @@
 import CommandLineSupport
-import POSIX
 import Glibc
+import POSIX
 
 /// The `stepwised` options of the subscriber socket, parsed from the command line.
 ///

@@ -1,6 +1,6 @@
-import POSIX
 import Dispatch
 import Glibc
+import POSIX
 import Wire
 
 /// One client of the subscriber server: its socket, its command framing, its watch settings and

@@ -1,9 +1,9 @@
-import RouteFiles
-import POSIX
 import Dispatch
 import Glibc
 public import Guidance
 public import JSON
+import POSIX
+import RouteFiles
 public import Routes
 import Wire
 

@@ -1,7 +1,7 @@
 // Generated from osrm-text-instructions v0.15.0 (`languages/translations/en.json`, key `v5`),
 // as reconstructed and checked against the library's test fixtures; see docs/instructions.md.
 // Copyright (c) 2017, Project OSRM contributors. BSD-2-Clause: see
-// Tests/StepwiseTests/Fixtures/osrm-text-instructions/LICENSE.txt.
+// Tests/Fixtures/osrm-text-instructions/LICENSE.txt.
 
 extension InstructionPhrases {
   /// The English phrase table, keyed by slash-separated paths into the library's `v5` object

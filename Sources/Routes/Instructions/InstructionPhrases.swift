@@ -2,7 +2,7 @@
 ///
 /// Keys are slash-separated paths into the library's `v5` object. The tables were rebuilt from
 /// the library's translation files and checked against all of its test fixtures that this
-/// repository carries (`Tests/StepwiseTests/Fixtures/osrm-text-instructions`); see
+/// repository carries (`Tests/Fixtures/osrm-text-instructions`); see
 /// `docs/instructions.md` for the few Korean phrases no fixture pins down.
 enum InstructionPhrases {
   /// Every object path of the English table (`turn`, `turn/left`, `rotary/default/exit`, …).

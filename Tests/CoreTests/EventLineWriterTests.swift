@@ -1,0 +1,100 @@
+import Geodesy
+import JSON
+import Routes
+import TestSupport
+import Testing
+import Wire
+
+@testable import Guidance
+
+/// `EventEncoder.write` writes the bytes `JSONWriter` writes for `EventEncoder.object`, without
+/// the tree: checked over every event class and a deterministic sweep of awkward numbers.
+@Suite struct EventLineWriterTests {
+  static func tree(_ e: NavigationEvent) -> String {
+    JSONWriter.string(.object(EventEncoder.object(e)))
+  }
+
+  static func bytes(_ e: NavigationEvent) -> String {
+    var out: [UInt8] = []
+    EventEncoder.write(e, into: &out)
+    return String(decoding: out, as: UTF8.self)
+  }
+
+  /// Numbers at every rounding step's edges: halves, tiny and huge values, negative zero,
+  /// values that print in exponent form, and non-finite ones.
+  static let awkward: [Double] = [
+    0, -0.0, 0.05, 0.15, 0.25, -0.05, 0.049999, 1e-4, 9.9e-5, 1e-5, -1e-5, 0.001, 12.345, 99.95,
+    -99.95, 1234567.89, 1e14 + 0.3, 1e15, 1e15 + 2, 1e16, 9.007199254740993e15, 1e300,
+    .infinity, -.infinity, .nan, 47.123456749, 47.12345675, -122.00000005, 179.99999995,
+    0.00000005, 0.12345678, 3.000000049,
+  ]
+
+  static func sweep() -> [Double] {
+    var values = awkward
+    var x: UInt64 = 0x9E37_79B9_7F4A_7C15
+    for _ in 0..<4000 {
+      x ^= x << 13
+      x ^= x >> 7
+      x ^= x << 17
+      let unit = Double(x >> 11) / Double(1 << 53)
+      let magnitude = [1e-3, 1, 180, 1e4, 1e7][Int(x % 5)]
+      values.append((unit * 2 - 1) * magnitude)
+    }
+    return values
+  }
+
+  static func events(_ v: Double) -> [NavigationEvent] {
+    let c = Coordinate(latitude: v.isFinite ? max(-90, min(90, v)) : v, longitude: v)
+    let progress = Progress(
+      step: 3, distanceToManeuver: v, distanceRemaining: abs(v), timeRemaining: 17.25,
+      distanceAlong: v, onRoute: v > 0, raw: c, matched: Coordinate(latitude: v, longitude: -v),
+      distanceFromRoute: v, speed: v > 1 ? v : nil, course: v < 0 ? nil : v)
+    let announcement = Announcement(
+      step: 2, kind: .prepare, utterance: .gpsLost, text: "Turn \"left\"\n onto Großstraße \\ 3",
+      distance: v.isNaN ? nil : v, id: "r0.s2.prepare")
+    let summary = RouteSummary(
+      name: "Test\u{1} route", routeIndex: 1, distance: v, expectedTravelTime: abs(v),
+      transportType: .automobile, hasTolls: true, hasHighways: false, steps: 4, source: "A",
+      destination: "B ☃")
+    let t = 1_700_000_000.0 + (v.isFinite ? v.truncatingRemainder(dividingBy: 1e6) : 0)
+    return [
+      NavigationEvent(time: t, kind: .progress(progress)),
+      NavigationEvent(time: t, kind: .announce(announcement)),
+      NavigationEvent(time: t, kind: .route(summary)),
+      NavigationEvent(time: t, kind: .step(7)),
+      NavigationEvent(time: t, kind: .offRoute(distance: v)),
+      NavigationEvent(time: t, kind: .onRoute),
+      NavigationEvent(time: t, kind: .arrived(distance: v)),
+      NavigationEvent(time: t, kind: .gps(.lost)),
+    ]
+  }
+
+  @Test func everyEventClassIsWrittenAsTheTreeWouldBe() {
+    var mismatches: [String] = []
+    for v in Self.sweep() {
+      for e in Self.events(v) where Self.bytes(e) != Self.tree(e) {
+        mismatches.append("\(v): \(Self.bytes(e)) != \(Self.tree(e))")
+      }
+    }
+    #expect(mismatches.isEmpty, "\(mismatches.prefix(5))")
+  }
+
+  @Test(arguments: [
+    -86_400.0 * 800_000, -1, 0, 0.0005, 59.9995, 951_782_400, 4_102_444_799.9996, 253_402_300_800,
+  ])
+  func timesAreWrittenAsUTCTimeWritesThem(_ t: Double) {
+    let e = NavigationEvent(time: t, kind: .onRoute)
+    #expect(Self.bytes(e) == Self.tree(e))
+  }
+
+  @Test func sourceEventsAreWrittenAsTheTreeWouldBe() {
+    for reason in [nil, "end of \"stream\""] {
+      let e = SourceEvent(
+        time: 1_700_000_000.5, status: .disconnected, source: "gpsd://h:1", reason: reason)
+      var out: [UInt8] = []
+      EventEncoder.write(e, into: &out)
+      #expect(
+        String(decoding: out, as: UTF8.self) == JSONWriter.string(.object(EventEncoder.object(e))))
+    }
+  }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import GPSDProtocol
+import Geodesy
+import JSON
+import NMEA
+import RouteFiles
+import Routes
+import TestSupport
+import Testing
+import Wire
+
+/// Inputs found by the fuzz targets (`Scripts/fuzz.sh`, `docs/hardening.md`), kept in
+/// `Fixtures/fuzz-regressions/`. Every one goes through every parser the fuzz targets cover,
+/// whatever target found it; the tests below also pin what each input must give.
+@Suite struct FuzzRegressionTests {
+  static let directory = repositoryFile("Tests/Fixtures/fuzz-regressions/")
+
+  static var inputs: [String] {
+    ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
+      .filter { !$0.hasPrefix(".") && $0 != "README.md" }.sorted()
+  }
+
+  static func bytes(_ name: String) throws -> [UInt8] {
+    try #require(FileManager.default.contents(atPath: directory + name).map { [UInt8]($0) })
+  }
+
+  @Test func theDirectoryIsNotEmpty() {
+    #expect(!Self.inputs.isEmpty)
+  }
+
+  @Test(arguments: inputs)
+  func everyParserSurvivesEveryInput(name: String) throws {
+    let input = try Self.bytes(name)
+    var nmea = NMEAReader()
+    for fix in nmea.feed(input) + nmea.finish() {
+      if let c = fix.coordinate { #expect(c.latitude.isFinite && c.longitude.isFinite) }
+    }
+    if let value = try? JSONParser.parse(input) {
+      _ = try? JSONParser.parse(JSONWriter.string(value))
+    }
+    _ = try? RouteFiles.decode(input, name: name)
+    var gpsd = GPSDCaptureReader()
+    for fix in gpsd.feed(input) + gpsd.finish() {
+      if let c = fix.coordinate { #expect(c.latitude.isFinite && c.longitude.isFinite) }
+    }
+    var framer = LineFramer(maximumLength: 4096)
+    for case .line(let line) in framer.feed(input) {
+      _ = try? CommandRequest.parse(line: line)
+    }
+  }
+
+  /// JSONFuzz, 2026-11-29: `9999999999999999979 99E99999999999999999` (a number beyond the range
+  /// of a Double). Not a crash of Stepwise: the parser reads it as infinity, the writer writes
+  /// non-finite numbers as `null` (the harness's round-trip check now allows for that), and
+  /// the route validator refuses a non-finite value wherever it lands.
+  @Test func anOverflowingNumberIsInfinityWrittenAsNullAndRefusedInRoutes() throws {
+    let input = try Self.bytes("json-overflowing-number.json")
+    #expect(try JSONParser.parse(input) == .number(.infinity))
+    #expect(JSONWriter.string(.number(.infinity)) == "null")
+    #expect(JSONWriter.string(.number(-.infinity)) == "null")
+    let route =
+      Array(#"{"source":{"name":"a","latitude":1e999,"longitude":0},"#.utf8)
+      + Array(#""destination":{"name":"b","latitude":0,"longitude":0},"routes":[]}"#.utf8)
+    #expect(throws: RouteFileError.self) { try RouteFiles.decode(route, name: "r.json") }
+  }
+
+  /// NMEAFuzz, 2026-11-29: a decimal field with more than 18 zeros after the point (a VTG speed
+  /// `0.00000000000000000000005`) indexed past the powers-of-ten table in
+  /// `NMEAField.decimal` and trapped. Such values are now divided in steps.
+  @Test func decimalsWithManyZerosAfterThePointAreReadNotTrapped() throws {
+    let input = try Self.bytes("nmea-decimal-leading-fraction-zeros.nmea")
+    var reader = NMEAReader()
+    let fixes = reader.feed(input) + reader.finish()
+    #expect(reader.statistics.rejected == 0)
+    let fix = try #require(fixes.first)
+    #expect(fixes.count == 1 && fix.isValid)
+    let hdop = try #require(fix.hdop)  // GGA: 0.000000000000000000000000000009
+    #expect(abs(hdop / 9e-30 - 1) < 1e-12)
+    let speed = try #require(fix.speed)
+    #expect(speed.isFinite && speed >= 0)
+  }
+}

@@ -1,0 +1,202 @@
+import Geodesy
+import Guidance
+import Phrasebook
+import Routes
+import Simulation
+import TestSupport
+import Testing
+
+/// Direct checks of the session's rules with hand-made fixes.
+@Suite struct NavigationSessionTests {
+  static let doc = makeRoute(legs: [
+    (90, 1000, "Turn left onto A Street"), (0, 40, "Turn right onto B Street"),
+    (90, 800, "Your destination is on the left"),
+  ])
+  static let start = 1_714_550_400.0
+
+  /// A fix at `s` metres along the east-then-north-then-east test route.
+  static func fix(at s: Double, time: Double, speed: Double = 12, course: Double? = nil)
+    -> Fix
+  {
+    let g = RouteGeometry(route: doc.routes[0])
+    let c = g.coordinate(at: s)
+    let brg = course ?? g.bearings[g.segment(containing: s, from: 0)]
+    return Fix(
+      time: start + time, coordinate: c, speed: speed, course: brg, horizontalAccuracy: 3)
+  }
+
+  static func session(_ language: Language = .en) throws -> NavigationSession {
+    try NavigationSession(document: doc, phrasing: Phrasebook(language: language))
+  }
+
+  @Test func theFirstFixGivesRouteDepartureAndStepOne() throws {
+    var s = try Self.session()
+    let events = s.ingest(Self.fix(at: 0, time: 0, speed: 0))
+    guard case .route(let r) = events[0].kind else {
+      Issue.record("first event is not ROUTE")
+      return
+    }
+    #expect(r.steps == 4 && r.source == "Start" && r.destination == "Goal")
+    #expect(events[1].announcement?.kind == .depart)
+    #expect(events[1].announcement?.text == "Depart from Start.")
+    #expect(events[2].stepIndex == 1)
+    #expect(abs((events.last?.progressValue?.distanceToManeuver ?? 0) - 1000) < 0.01)
+  }
+
+  @Test func koreanDepartureReadsNaturally() throws {
+    var s = try Self.session(.ko)
+    let events = s.ingest(Self.fix(at: 0, time: 0, speed: 0))
+    #expect(events[1].announcement?.text == "Start에서 출발합니다.")
+  }
+
+  @Test func timeGoingBackwardsIsIgnored() throws {
+    var s = try Self.session()
+    _ = s.ingest(Self.fix(at: 0, time: 10))
+    _ = s.ingest(Self.fix(at: 12, time: 11))
+    #expect(s.ingest(Self.fix(at: 24, time: 9)).isEmpty)
+    #expect(abs(s.distanceAlong - 12) < 1)
+  }
+
+  @Test func noFixEpochsGiveNoProgressAndEventuallyGPSLost() throws {
+    var s = try Self.session()
+    _ = s.ingest(Self.fix(at: 0, time: 0))
+    var all: [NavigationEvent] = []
+    for t in 1...8 { all += s.ingest(.noFix(time: Self.start + Double(t))) }
+    #expect(all.allSatisfy { $0.progressValue == nil })
+    let lost = all.filter { $0.kind == .gps(.lost) }
+    #expect(lost.count == 1)
+    #expect(lost.first?.time == Self.start + 5)
+    let back = s.ingest(Self.fix(at: 12, time: 9))
+    #expect(back.contains { $0.kind == .gps(.acquired) })
+    #expect(back.contains { $0.announcement?.text == "GPS signal restored." })
+  }
+
+  @Test func silenceWithoutEpochsAlsoReportsGPSLoss() throws {
+    var s = try Self.session()
+    _ = s.ingest(Self.fix(at: 0, time: 0))
+    #expect(s.silence(at: Self.start + 4).isEmpty)
+    #expect(s.silence(at: Self.start + 6).contains { $0.kind == .gps(.lost) })
+    // Later silence reports no second loss (dead reckoning may time a prompt, nothing else).
+    #expect(
+      !s.silence(at: Self.start + 60).contains {
+        if case .gps = $0.kind { return true }
+        return false
+      })
+  }
+
+  @Test func oneFixPassingTwoManeuversStartsBothStepsInOrderAndPromptsNeither() throws {
+    var s = try Self.session()
+    _ = s.ingest(Self.fix(at: 0, time: 0))
+    var t = 0.0
+    var d = 0.0
+    var events: [NavigationEvent] = []
+    while d < 900 {
+      t += 1
+      d += 30
+      events += s.ingest(Self.fix(at: d, time: t, speed: 30))
+    }
+    // Then a jump (a lost second) straight past both close maneuvers.
+    events = s.ingest(Self.fix(at: 1100, time: t + 6, speed: 30))
+    #expect(events.compactMap(\.stepIndex) == [2, 3])
+    #expect(
+      !events.contains {
+        $0.announcement.map { [.prepare, .approach, .now].contains($0.kind) && $0.step < 3 }
+          ?? false
+      })
+  }
+
+  @Test func standingBeforeAManeuverNeverRepeatsAPrompt() throws {
+    var s = try Self.session()
+    var events = s.ingest(Self.fix(at: 0, time: 0))
+    var t = 0.0
+    var d = 0.0
+    while d < 700 {
+      t += 1
+      d += 12
+      events += s.ingest(Self.fix(at: d, time: t))
+    }
+    // A red light for two minutes, 300 m before the turn, with the usual jitter.
+    for k in 0..<120 {
+      t += 1
+      events += s.ingest(
+        Self.fix(at: d + Double(k % 3), time: t, speed: 0.1, course: Double(k * 37 % 360)))
+    }
+    let ids = events.compactMap(\.announcement).map(\.id)
+    #expect(Set(ids).count == ids.count)
+    #expect(!events.contains { $0.isOffRoute })
+    #expect(!events.contains { $0.kind == .gps(.lost) })
+  }
+
+  @Test func aRouteIndexOutOfRangeIsRefused() {
+    #expect(throws: RouteDocumentError.self) {
+      try NavigationSession(document: Self.doc, routeIndex: 1, phrasing: Phrasebook())
+    }
+  }
+
+  @Test func offRouteWarningsAreNotRepeatedWithinThirtySeconds() throws {
+    var s = try Self.session()
+    var events = s.ingest(Self.fix(at: 0, time: 0))
+    let g = s.geometry
+    var t = 0.0
+    // Drive 200 m, then flap between 80 m off and back on, every 5 s.
+    for k in 1...16 {
+      t += 1
+      events += s.ingest(Self.fix(at: Double(k) * 12, time: t))
+    }
+    for cycle in 0..<4 {
+      for k in 0..<5 {
+        t += 1
+        let along = 200 + Double(cycle * 10 + k) * 12
+        let on = g.coordinate(at: along)
+        let off = on.destination(distance: 80, bearing: 180)
+        events += s.ingest(
+          Fix(time: Self.start + t, coordinate: off, speed: 12, course: 90, horizontalAccuracy: 3))
+      }
+      for k in 5..<10 {
+        t += 1
+        events += s.ingest(Self.fix(at: 200 + Double(cycle * 10 + k) * 12, time: t))
+      }
+    }
+    let offEvents = events.filter(\.isOffRoute)
+    let spoken = events.compactMap(\.announcement).filter { $0.kind == .offroute }
+    #expect(offEvents.count == 4)
+    #expect(spoken.count == 2, "\(spoken.map(\.id))")
+  }
+}
+
+@Suite struct SessionResumeTests {
+  @Test func resumingFromASnapshotRepeatsNothingAndSkipsNothing() throws {
+    let doc = GuidanceProperties.townRoute
+    var o = Simulation.DriveOptions()
+    o.noise = 5
+    o.seed = 4
+    let drive = DriveSimulator.drive(doc.routes[0], options: o)
+    let whole = try runSession(doc, fixes: drive.fixes)
+    for cut in [40, 90, 150] {
+      var a = try NavigationSession(document: doc, phrasing: Phrasebook())
+      var events: [NavigationEvent] = []
+      for f in drive.fixes[..<cut] { events += a.ingest(f) }
+      let snap = try #require(a.snapshot)
+      // The daemon is down for 3 s (three fixes lost), then resumes.
+      var b = try NavigationSession(document: doc, resuming: snap, phrasing: Phrasebook())
+      for f in drive.fixes[(cut + 3)...] { events += b.ingest(f) }
+      let said = events.compactMap(\.announcement).filter { $0.kind != .gps }.map(\.id)
+      #expect(Set(said).count == said.count, "cut \(cut): repeated \(said)")
+      // Every final prompt and the arrival still come (earlier tiers may differ by a fix).
+      let finals = whole.compactMap(\.announcement).filter { [.now, .arrive].contains($0.kind) }
+      #expect(Set(finals.map(\.id)).isSubset(of: Set(said)), "cut \(cut)")
+      #expect(events.compactMap(\.stepIndex) == Array(1...5), "cut \(cut)")
+      #expect(!events.contains { $0.isOffRoute })
+    }
+  }
+
+  @Test func aSnapshotOfAnotherRouteIsRefused() throws {
+    let doc = GuidanceProperties.townRoute
+    let snap = NavigationSession.Snapshot(
+      routeIndex: 0, distanceAlong: 100, currentStep: 9, said: [0, 0], offRoute: false,
+      arrived: false, lastFixTime: nil, speed: 0)
+    #expect(throws: RouteDocumentError.self) {
+      try NavigationSession(document: doc, resuming: snap, phrasing: Phrasebook())
+    }
+  }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import Geodesy
+import Guidance
+import JSON
+import Lab
+import Routes
+import Simulation
+import TestSupport
+import Testing
+
+/// Every folder of `Simulations/` replays to its expected transcript, and its drive keeps the
+/// guidance promises (checked against the simulator's truth).
+@Suite struct SimulationTests {
+  static let scenarios: [String] = {
+    let root = repositoryFile("Simulations")
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
+    return names.filter { $0.first?.isNumber == true }.sorted().map { root + "/" + $0 }
+  }()
+
+  @Test func thereAreScenariosForEveryRequiredSituation() {
+    let names = Self.scenarios.map { $0.split(separator: "/").last.map(String.init) ?? "" }
+    #expect(names.count >= 6, "\(names)")
+  }
+
+  @Test(arguments: scenarios)
+  func scenarioReplaysToItsExpectedTranscript(directory: String) throws {
+    let scenario = try Scenario(directory: directory)
+    let actual = try scenario.transcript()
+    let expected = try #require(scenario.expected(), "no expected.jsonl in \(directory)")
+    if actual != expected {
+      Issue.record(
+        "transcript differs in \(directory):\n\(transcriptDiff(expected: expected, actual: actual))"
+      )
+    }
+  }
+
+  @Test(arguments: scenarios)
+  func scenarioTrackMatchesItsRecipe(directory: String) throws {
+    let scenario = try Scenario(directory: directory)
+    guard scenario.recipe != nil else { return }
+    let committed = String(decoding: readBytes(scenario.trackPath), as: UTF8.self)
+    #expect(try scenario.simulatedTrack() == committed, "drive.nmea is not what its recipe makes")
+  }
+
+  @Test(arguments: scenarios)
+  func scenarioKeepsTheGuidancePromises(directory: String) throws {
+    let scenario = try Scenario(directory: directory)
+    guard let recipe = scenario.recipe else { return }
+    let route = try scenario.document.route(at: scenario.routeIndex)
+    let drive = DriveSimulator.drive(route, options: recipe)
+    var session = try scenario.session()
+    var events: [NavigationEvent] = []
+    for f in drive.fixes { events += session.ingest(f) }
+    var doc = scenario.document
+    doc.routes = [route]
+    try GuidanceProperties.checkPromptsBeforeManeuvers(doc, drive, events)
+    #expect(GuidanceProperties.duplicateIDs(events).isEmpty)
+    let arrival = events.first {
+      if case .arrived = $0.kind { return true }
+      return false
+    }
+    if recipe.deviation == nil || recipe.deviation?.rejoin == true {
+      let a = try #require(arrival, "no arrival in \(directory)")
+      let truth = try #require(drive.truth.first { $0.time == a.time })
+      let end = route.steps[route.steps.count - 1].polyline.last!
+      #expect(truth.position.distance(to: end) <= 25)
+    }
+    if recipe.deviation == nil {
+      #expect(GuidanceProperties.offRouteCount(events) == 0, "false off-route in \(directory)")
+      // Nothing skipped: every step starts, in order.
+      #expect(events.compactMap(\.stepIndex) == Array(1..<route.steps.count))
+    } else {
+      #expect(GuidanceProperties.offRouteCount(events) >= 1)
+    }
+  }
+}

@@ -1,0 +1,189 @@
+import Foundation
+import JSON
+import TestSupport
+import Testing
+
+@Suite(.serialized) struct StepwisedCommandLineTests {
+  static let scenario = "Simulations/001-marais-drive"
+
+  @Test func replaysATrackAndPrintsJSONEventsInOrder() throws {
+    let r = try runTool(
+      "stepwised",
+      ["--route", "\(Self.scenario)/route.json", "--fast", "--json", "\(Self.scenario)/drive.nmea"])
+    #expect(r.status == 0, "\(r.stderr)")
+    let lines = r.stdout.split(separator: "\n")
+    let objects = try lines.map { try JSONParser.parse(String($0)) }
+    #expect(objects.first?["class"]?.stringValue == "ROUTE")
+    #expect(objects.contains { $0["class"]?.stringValue == "ARRIVED" })
+    #expect(objects.allSatisfy { $0["time"]?.stringValue?.hasSuffix("Z") == true })
+    let progress = objects.filter { $0["class"]?.stringValue == "PROGRESS" }
+    #expect(progress.count > 100)
+    for key in [
+      "step", "distanceToManeuver", "distanceRemaining", "timeRemaining", "onRoute",
+      "latitude", "longitude", "matchedLatitude", "matchedLongitude",
+    ] {
+      #expect(progress[0][key] != nil, "PROGRESS lacks \(key)")
+    }
+    // The transcript without PROGRESS is the scenario's golden file.
+    let golden = String(
+      decoding: readBytes(repositoryFile("\(Self.scenario)/expected.jsonl")), as: UTF8.self)
+    let withoutProgress = lines.filter { !$0.contains(#""class":"PROGRESS""#) }.joined(
+      separator: "\n")
+    #expect(withoutProgress + "\n" == golden)
+  }
+
+  @Test func readsTheTrackFromStandardInput() throws {
+    let track = Data(readBytes(repositoryFile("\(Self.scenario)/drive.nmea")))
+    let r = try runTool(
+      "stepwised", ["--route", "\(Self.scenario)/route.json", "--fast", "-"], stdin: track)
+    #expect(r.status == 0)
+    #expect(r.stdout.contains("ARRIVED"))
+    #expect(r.stdout.contains("SAY       [step 0 depart  ] Depart from"))
+  }
+
+  @Test func pacedReplayGivesTheSameEventsAsFastReplay() throws {
+    // 20 s of track at 100x: about 0.2 s of waiting.
+    let track = String(
+      decoding: readBytes(repositoryFile("\(Self.scenario)/drive.nmea")), as: UTF8.self)
+    let first = track.split(separator: "\n", omittingEmptySubsequences: false).prefix(90).joined(
+      separator: "\n")
+    let fast = try runTool(
+      "stepwised", ["--route", "\(Self.scenario)/route.json", "--fast", "--json", "-"],
+      stdin: Data(first.utf8))
+    let started = Date()
+    let paced = try runTool(
+      "stepwised",
+      ["--route", "\(Self.scenario)/route.json", "--replay-speed", "100", "--json", "-"],
+      stdin: Data(first.utf8))
+    let elapsed = Date().timeIntervalSince(started)
+    #expect(fast.stdout == paced.stdout)
+    #expect(elapsed >= 0.15, "a 100x replay of ~20 s of track must wait about 0.2 s")
+  }
+
+  @Test func koreanAndImperialOptionsChangeTheWords() throws {
+    let r = try runTool(
+      "stepwised",
+      [
+        "--route", "\(Self.scenario)/route.json", "--fast", "--locale", "ko",
+        "\(Self.scenario)/drive.nmea",
+      ])
+    #expect(r.stdout.contains("에서 출발합니다."))
+    #expect(r.stdout.contains("미터 앞"))
+    let i = try runTool(
+      "stepwised",
+      [
+        "--route", "\(Self.scenario)/route.json", "--fast", "--units", "imperial",
+        "\(Self.scenario)/drive.nmea",
+      ])
+    #expect(
+      i.stdout.contains(" feet,") || i.stdout.contains(" miles,") || i.stdout.contains(" mile,"))
+    #expect(!i.stdout.contains(" meters"))
+  }
+
+  @Test(arguments: [
+    (["--fast", "x.nmea"], "--route is required"),
+    (
+      ["--route", "Simulations/001-marais-drive/route.json", "--locale", "fr", "-"],
+      "invalid value 'fr' for --locale"
+    ),
+    (
+      ["--route", "Simulations/001-marais-drive/route.json", "--bogus", "-"],
+      "unknown option '--bogus'"
+    ),
+    (
+      ["--route", "Simulations/001-marais-drive/route.json", "--route-index", "3", "-"],
+      "route index 3 is out of range"
+    ),
+    (["--route", "/nonexistent/route.json", "-"], "/nonexistent/route.json: cannot read"),
+  ])
+  func badArgumentsExitWithStatus2AndSayWhy(arguments: [String], message: String) throws {
+    let r = try runTool("stepwised", arguments, stdin: Data())
+    #expect(r.status == 2)
+    #expect(r.stderr.contains(message), "\(r.stderr)")
+    #expect(r.stdout.isEmpty)
+  }
+
+  @Test func aBrokenRouteFileNamesTheJSONPathAndLoadsNothing() throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "stepwise-\(getpid())-broken")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    var text = String(
+      decoding: readBytes(repositoryFile("Tests/Fixtures/routes/example.json")),
+      as: UTF8.self)
+    text = text.replacingOccurrences(of: #""distance": 430"#, with: #""distance": -430"#)
+    let path = dir.appendingPathComponent("route.json").path
+    try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+    let r = try runTool("stepwised", ["--route", path, "--fast", "-"], stdin: Data())
+    #expect(r.status == 2)
+    #expect(r.stderr.contains("routes[0].steps[2].distance: negative value -430"), "\(r.stderr)")
+    #expect(r.stdout.isEmpty)
+  }
+
+  @Test func garbageInTheTrackIsSurvivedAndCountedWithVerbose() throws {
+    var bytes = readBytes(repositoryFile("\(Self.scenario)/drive.nmea"))
+    bytes.insert(
+      contentsOf: Array("$GPRMC,garbage*00\r\n\u{1}\u{2}\u{ff}binary\n$$$$\n".utf8), at: 200)
+    let r = try runTool(
+      "stepwised", ["--route", "\(Self.scenario)/route.json", "--fast", "--verbose", "-"],
+      stdin: Data(bytes))
+    #expect(r.status == 0)
+    #expect(r.stdout.contains("ARRIVED"))
+    #expect(r.stderr.contains("checksum"), "\(r.stderr.prefix(2000))")
+  }
+}
+
+@Suite(.serialized) struct StepwiseToolTests {
+  @Test func routesListsTheAlternatives() throws {
+    let r = try runTool("stepwise", ["routes", "Tests/Fixtures/routes/example.json"])
+    #expect(r.status == 0)
+    let lines = r.stdout.split(separator: "\n").map(String.init)
+    #expect(lines[0] == "Fleet Street → South Caroline Street")
+    #expect(lines[2].hasPrefix("0") && lines[2].contains("1 min") && lines[2].contains("990 m"))
+    #expect(lines[3].contains("tolls") && lines[3].contains("1.4 km"))
+  }
+
+  @Test func routeShowPrintsTheDepartureRowThenEachStep() throws {
+    let r = try runTool(
+      "stepwise", ["route", "show", "Tests/Fixtures/routes/example.json"])
+    #expect(r.status == 0)
+    let lines = r.stdout.split(separator: "\n").map(String.init)
+    #expect(lines[1].contains("Depart") && lines[1].contains("Fleet Street"))
+    #expect(
+      lines[2].contains("560 m") && lines[2].contains("Turn right onto South Caroline Street."))
+    #expect(lines[3].contains("[Railroad crossing: look out for trains.]"))
+    let ko = try runTool(
+      "stepwise",
+      [
+        "route", "show", "--locale", "ko", "--route-index", "1",
+        "Tests/Fixtures/routes/example.json",
+      ])
+    #expect(ko.stdout.contains("출발") && ko.stdout.contains("유료 도로"))
+  }
+
+  @Test func convertWritesADocumentThatLoadsAgain() throws {
+    let r = try runTool(
+      "stepwise", ["route", "convert", "Tests/Fixtures/routes/example.json"])
+    #expect(r.status == 0)
+    let again = try runTool("stepwise", ["route", "validate", "-"], stdin: Data(r.stdout.utf8))
+    #expect(again.status == 0, "\(again.stderr)")
+  }
+
+  @Test func simulateIsDeterministicForASeed() throws {
+    let args = [
+      "simulate", "Simulations/001-marais-drive/route.json", "--noise", "5", "--seed", "9",
+    ]
+    let a = try runTool("stepwise", args)
+    let b = try runTool("stepwise", args)
+    #expect(a.status == 0 && a.stdout == b.stdout)
+    #expect(a.stdout.contains("$GPRMC") && a.stdout.contains("$GPGST"))
+    let c = try runTool("stepwise", args.dropLast() + ["10"])
+    #expect(c.stdout != a.stdout)
+  }
+
+  @Test func scenarioRunReportsPassAndFail() throws {
+    let r = try runTool("stepwise", ["scenario", "run", "Simulations/001-marais-drive"])
+    #expect(r.status == 0, "\(r.stdout)")
+    #expect(r.stdout.contains("1 passed, 0 failed"))
+  }
+}
