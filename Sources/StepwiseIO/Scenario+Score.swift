@@ -25,6 +25,9 @@ public struct QualityScore: Sendable {
 
   /// A truth stretch off the route counts as a deviation to report once it goes this far away.
   public static let deviationMinimum = 50.0
+  /// Seconds a final prompt must come before its maneuver: about a second to hear the end of
+  /// it and two to act, at any speed.
+  public static let finalLeadMinimum = 3.0
 
   public var name: String
   /// Whether the simulator's truth is known (the scenario has a recipe).
@@ -41,6 +44,8 @@ public struct QualityScore: Sendable {
   public var leadTimes: [Double] = []
   /// Maneuvers that got an earlier prompt besides the final one.
   public var withEarlier = 0
+  /// Whether the departure was announced.
+  public var departureAnnounced = false
   /// Prompts made more than once (the same id again).
   public var duplicates = 0
   /// Off-route events while the vehicle was on the route.
@@ -59,6 +64,9 @@ public struct QualityScore: Sendable {
   public var leadMedian: Double? { median(leadTimes) }
   /// Shortest final-prompt lead, seconds.
   public var leadMinimum: Double? { leadTimes.min() }
+  /// Maneuvers reached whose final prompt came less than ``finalLeadMinimum`` before them
+  /// (late ones included).
+  public var shortLeads: Int { leadTimes.filter { $0 < Self.finalLeadMinimum }.count }
   /// Worst off-route delay, seconds and metres.
   public var worstDelay: (seconds: Double, metres: Double)? {
     let reported = departures.compactMap { d in d.seconds.map { ($0, d.metres ?? 0) } }
@@ -97,6 +105,7 @@ extension QualityScore {
     for e in events {
       switch e.kind {
       case .announce(let a):
+        if a.kind == .depart { departureAnnounced = true }
         if !seen.insert(a.id).inserted {
           duplicates += 1
           notes.append("duplicate prompt \(a.id) at \(clock(e.time, events)) s")
@@ -177,7 +186,8 @@ extension QualityScore {
       if !detoured { leadTimes.append(lead) }
       if lead > 0 {
         before += 1
-      } else {
+      }
+      if lead < Self.finalLeadMinimum {
         notes.append(
           "maneuver \(m) (\(route.steps[m].instructions)): final prompt at \(rel(final)) s, "
             + "reached at \(rel(reached)) s")
@@ -247,14 +257,21 @@ extension QualityScore {
 
   /// The quality bar of the scenario suite; returns what this drive misses of it.
   ///
-  /// Every maneuver's final prompt before the maneuver; a median final-prompt lead of 4–10 s on
-  /// driven routes; no duplicate prompt; no false off-route event with noise up to 15 m; every
-  /// departure reported within 5 s; arrival within 25 m; no skipped step.
+  /// The departure announced; every maneuver's final prompt at least ``finalLeadMinimum``
+  /// before the maneuver; a median final-prompt lead of 4–10 s on driven routes; no duplicate
+  /// prompt; no false off-route event with noise up to 15 m; every departure from the route
+  /// reported within 5 s; arrival within 25 m; no skipped step.
   public func violations() -> [String] {
     guard hasTruth else { return [] }
     var out: [String] = []
+    if !departureAnnounced { out.append("departure never announced") }
     if let f = finalBefore, f < maneuvers {
       out.append("final prompt before the maneuver: \(f) of \(maneuvers)")
+    }
+    if shortLeads > 0 {
+      out.append(
+        "\(shortLeads) final prompts under \(NMEAWriter.fixed(Self.finalLeadMinimum, 0)) s before "
+          + "the maneuver")
     }
     if driving, let m = leadMedian, !(4...10).contains(m) {
       out.append("median final-prompt lead \(NMEAWriter.fixed(m, 1)) s (bar 4–10 s)")
@@ -301,7 +318,8 @@ extension Scenario {
 public enum QualityTable {
   /// Column headings.
   public static let headings = [
-    "scenario", "maneuvers", "final before %", "lead median s", "lead min s", "earlier %",
+    "scenario", "departed", "maneuvers", "final before %", "final < 3 s", "lead median s",
+    "lead min s", "earlier %",
     "duplicates", "false off-route", "off-route delay s", "off-route delay m", "arrival error m",
     "skipped steps",
   ]
@@ -318,7 +336,8 @@ public enum QualityTable {
     let delayS = delay.map { $0.seconds.isFinite ? f($0.seconds) : "missed" }
     let delayM = delay.map { $0.metres.isFinite ? f($0.metres, 0) : "missed" }
     return [
-      s.name, String(s.maneuvers), pct(s.finalBefore, s.maneuvers),
+      s.name, s.departureAnnounced ? "yes" : "no", String(s.maneuvers),
+      pct(s.finalBefore, s.maneuvers), s.hasTruth ? String(s.shortLeads) : na,
       s.hasTruth ? f(s.leadMedian) : na, s.hasTruth ? f(s.leadMinimum) : na,
       pct(s.withEarlier, s.maneuvers), String(s.duplicates),
       s.falseOffRoute.map(String.init) ?? na,
@@ -332,6 +351,7 @@ public enum QualityTable {
   /// and minimum over all leads, the worst delay and arrival error.
   public static func total(_ scores: [QualityScore]) -> QualityScore {
     var t = QualityScore(name: "total", hasTruth: true, driving: false)
+    t.departureAnnounced = scores.allSatisfy(\.departureAnnounced)
     let known = scores.filter(\.hasTruth)
     t.maneuvers = known.reduce(0) { $0 + $1.maneuvers }
     t.finalBefore = known.reduce(0) { $0 + ($1.finalBefore ?? 0) }
@@ -357,8 +377,10 @@ public enum QualityTable {
       "# Guidance quality", "",
       "Generated by `\(command)`; do not edit by hand.", "",
       "Figures per scenario of `Simulations/`, measured against the simulator's truth (the recipe is",
-      "re-run to know where the vehicle really was). \"final before %\": maneuvers whose last prompt came",
-      "before the vehicle reached the maneuver point; \"lead\": seconds from that prompt to the point;",
+      "re-run to know where the vehicle really was). \"departed\": whether the departure was",
+      "announced; \"final before %\": maneuvers whose last prompt came before the vehicle reached the",
+      "maneuver point; \"final < 3 s\": maneuvers whose last prompt came less than 3 s before it (the",
+      "bar is none); \"lead\": seconds from that prompt to the point;",
       "\"earlier %\": maneuvers that also got an earlier prompt; \"off-route delay\": from the last epoch",
       "on the route to the off-route event (worst departure), in seconds and metres driven; \"arrival",
       "error\": metres from the true position to the route's end when arrival was announced. The",
