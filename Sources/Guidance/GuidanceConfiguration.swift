@@ -38,6 +38,10 @@ public struct GuidanceConfiguration: Sendable, Equatable {
   /// Seconds of reaction time before the maneuver that the final prompt must leave, on top of
   /// the time it takes to say it.
   public var nowLeadSeconds = 3.5
+  /// The shortest lead a final prompt may have, seconds: one to hear its end, two to act. A
+  /// maneuver said in the previous one's final prompt and closer than this gets no prompt of
+  /// its own.
+  public var finalLeadSeconds = 3.0
   /// Seconds before the maneuver of the "approach" prompt.
   public var approachLeadSeconds = 20.0
   /// Seconds before the maneuver of the early "prepare" prompt.
@@ -107,12 +111,60 @@ public struct GuidanceConfiguration: Sendable, Equatable {
   public var minimumReportedAccuracy = 1.0
   public var minimumHDOPAccuracy = 2.0
 
+  /// Smallest accuracy (68 %, metres) believed at all: what consumer receivers achieve in
+  /// cities. Their own estimates (GST, HDOP) leave out multipath and often claim 2–4 m.
+  public var accuracyFloor = 5.0
+
+  // Real receivers: steady courses, canyon bias, corners of coarse geometry, glitches.
+
+  /// A course is steady when every course of the last `steadyCourseSeconds` (at least half
+  /// of that span known) lies within `steadyCourseSpread` degrees of it: a vehicle on a road
+  /// turns slowly, one pulling out of a car park or standing does not. Only a steady course
+  /// may choose where a first or re-acquired fix lies on the route.
+  public var steadyCourseSeconds = 2.0
+  public var steadyCourseSpread = 20.0
+  /// Largest steady offset from the route (metres) taken for receiver bias rather than for
+  /// another road: street-canyon multipath puts fixes 10–40 m beside the road for tens of
+  /// seconds.
+  public var maximumBias = 45.0
+  /// A fix beyond the off-route distance is a deviation when its distance from the route
+  /// grew by `deviationGrowth` metres over the last `deviationGrowthSeconds` (a vehicle
+  /// leaving at 20° at 36 km/h gains 7 m in 2 s; a canyon bias drifts by a few metres), or
+  /// when its course disagrees by more than `deviationHeadingDegrees` with every bearing the
+  /// route takes within `chordZone` metres (course noise at speed is under 10°).
+  public var deviationGrowth = 6.0
+  public var deviationGrowthSeconds = 2.0
+  public var deviationHeadingDegrees = 35.0
+  /// Metres before and after the match whose bearings a course may follow: a route of
+  /// junction points runs as chords, and a vehicle rounding a corner sweeps through every
+  /// bearing between the chords on either side, up to 30 m off them.
+  public var chordZone = 60.0
+  /// Metres off the chords a vehicle rounding a maneuver's corner may be (junction-point
+  /// geometry cuts corners by 20–30 m), and the degrees it must have turned the way the route
+  /// turns to count as rounding it (course noise at speed is under 10°).
+  public var cornerAllowance = 30.0
+  public var cornerTurnDegrees = 15.0
+  /// A fix farther from the last one than the vehicle can have gone is a glitch, discarded:
+  /// speed plus `glitchAcceleration` m/s² of acceleration over the interval, plus the larger
+  /// of `glitchMinimum` metres and `glitchAccuracyFactor` × the accuracy (the two fixes'
+  /// errors). At most `glitchStreak` fixes in a row are discarded: a receiver that stays
+  /// where it jumped was wrong before, not now.
+  public var glitchAcceleration = 4.0
+  public var glitchMinimum = 60.0
+  public var glitchAccuracyFactor = 4.0
+  public var glitchStreak = 2
+
   // Dead reckoning through a stretch without fixes.
 
   /// Speed (m/s) above which a vehicle whose estimate is `reckonPastManeuver` metres beyond
   /// the maneuver ahead has passed it: at driving speed nothing stops in a tunnel for long.
   public var reckonPassSpeed = 8.0
   public var reckonPastManeuver = 30.0
+  /// Prompts in a stretch without fixes are timed for a vehicle that may speed up by this
+  /// many m/s² (a gentle acceleration), to at most `reckonSpeedUp` times its last speed (a
+  /// car leaving a slow ramp for a motorway tunnel).
+  public var reckonAcceleration = 1.0
+  public var reckonSpeedUp = 2.5
 
   // Arrival.
 
@@ -138,6 +190,9 @@ public struct GuidanceConfiguration: Sendable, Equatable {
   /// not too late.
   public var promptMarginFraction = 0.5
   public var promptIntervalLimit = 2.0
+  /// Multiple of the fix's accuracy (one-sigma radial) by which the final prompt comes early:
+  /// the matched position may lag the vehicle by the along-track one sigma, 1/√2 of it.
+  public var promptAccuracyFactor = 0.5.squareRoot()
   /// Seconds beyond the prepare lead at which prompts are worked out at all (a cheap check
   /// for most fixes).
   public var promptHorizonSeconds = 15.0

@@ -8,6 +8,9 @@
 public enum GuidancePhase: String, Sendable, Hashable, CaseIterable {
   /// No valid fix has come yet: the departure is still to be made.
   case acquiring
+  /// Departed from beside the route (a car park, a driveway): heading to the route, neither on
+  /// it nor off it, until the vehicle joins it.
+  case joining
   /// Departed, and the vehicle is on the route: matched fix by fix.
   case onRoute
   /// Departed, and the vehicle left the route: searched for where it may rejoin.
@@ -19,7 +22,7 @@ public enum GuidancePhase: String, Sendable, Hashable, CaseIterable {
   public var departed: Bool {
     switch self {
     case .acquiring: false
-    case .onRoute, .offRoute, .arrived: true
+    case .joining, .onRoute, .offRoute, .arrived: true
     }
   }
 }
@@ -45,6 +48,8 @@ public struct PromptFlags: OptionSet, Sendable, Hashable, ExpressibleByIntegerLi
   public static let stepStarted = PromptFlags(rawValue: 8)
   /// Bit 4 (16): the maneuver was said as the "then" part of the previous step's prompt.
   public static let merged = PromptFlags(rawValue: 16)
+  /// Bit 5 (32): that "then" part was in the previous step's final prompt.
+  public static let mergedFinal = PromptFlags(rawValue: 32)
   /// 255: the step is behind the vehicle; nothing more is said for it.
   public static let passed = PromptFlags(rawValue: 0xFF)
 }

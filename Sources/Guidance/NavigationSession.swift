@@ -55,6 +55,15 @@ public struct NavigationSession: Sendable {
 
   private var detector: OffRouteDetector
   private var lastLateral = 0.0
+  /// Recent distances from the route, to tell a vehicle moving away from a steady bias.
+  private var laterals: [(time: Double, lateral: Double)] = []
+  /// Recent trusted courses, to tell a steady course from one turning or spinning.
+  private var courses: [(time: Double, course: Double)] = []
+  /// Fixes discarded as glitches (farther from the last one than the vehicle can go).
+  private(set) public var discardedFixes = 0
+  private var discardStreak = 0
+  /// Accuracy (68 %, metres) of the last fix used.
+  private var lastAccuracy = 0.0
 
   /// Number of announcements made so far (state is saved when it changes).
   private(set) public var announcementCount = 0
@@ -265,29 +274,44 @@ public struct NavigationSession: Sendable {
     }
 
     let dt = lastValidFix.map { min(configuration.longestGap, max(0, fix.time - $0.time)) } ?? 0
-    updateSpeed(fix, point: point, dt: dt)
     let accuracy = accuracyOf(fix)
+    if isGlitch(fix, point: point, dt: dt, accuracy: accuracy) {
+      discardStreak += 1
+      discardedFixes += 1
+      return events
+    }
+    discardStreak = 0
+    lastAccuracy = accuracy
+    updateSpeed(fix, point: point, dt: dt)
     let threshold = max(
       configuration.offRouteMinimumDistance, configuration.offRouteAccuracyFactor * accuracy)
     let trustedCourse =
       (fix.speed ?? speed) >= configuration.trustCourseAbove ? fix.course : nil
     let standing = speed < configuration.standingBelow
+    let steady = steadyCourse(trustedCourse, time: fix.time)
 
     switch phase {
     case .acquiring:
-      depart(fix, point: point, course: trustedCourse, threshold: threshold, into: &events)
+      depart(fix, point: point, course: steady, threshold: threshold, into: &events)
+    case .joining:
+      join(fix, point: point, course: trustedCourse, threshold: threshold, into: &events)
     case .offRoute:
       followOffRoute(
         fix, point: point, course: trustedCourse, dt: dt, accuracy: accuracy,
         threshold: threshold, into: &events)
     case .onRoute, .arrived:
+      // A fix re-acquired after a loss is placed by distance first: its course counts only
+      // when steady. After a restart the saved position and speed already place it (its
+      // course at speed keeps a vehicle past a missed turn on the step it was on).
+      let reacquired = !reacquiring && dt > configuration.gpsLostAfter
       followOnRoute(
-        fix, point: point, course: trustedCourse, dt: dt, accuracy: accuracy,
-        threshold: threshold, standing: standing, into: &events)
+        fix, point: point, course: trustedCourse,
+        matchCourse: reacquired ? steady : trustedCourse,
+        dt: dt, accuracy: accuracy, threshold: threshold, standing: standing, into: &events)
     }
     lastValidFix = fix
 
-    if !offRoute {
+    if phase == .onRoute {
       advanceSteps(time: fix.time, into: &events)
       checkArrival(fix, point: point, into: &events)
       if !arrived { prompts(time: fix.time, position: distanceAlong, into: &events) }
@@ -333,7 +357,7 @@ public struct NavigationSession: Sendable {
     guard started, !arrived, let last = newestFixTime else { return nil }
     let lossDue = gpsLost ? nil : last + configuration.gpsLostAfter
     let carried =
-      departed && !offRoute && speed >= configuration.trustCourseAbove
+      phase == .onRoute && speed >= configuration.trustCourseAbove
       && now < last + Self.deadReckoningLimit
     guard carried || lossDue != nil else { return nil }
     return SilenceCheck(lossDue: lossDue, periodic: carried)
@@ -364,7 +388,7 @@ public struct NavigationSession: Sendable {
   /// position cannot move guidance on. The estimate stops at the maneuver point, and only a
   /// vehicle that was moving when the fixes stopped is carried, for at most five minutes.
   private mutating func deadReckon(at time: Double, into events: inout [NavigationEvent]) {
-    guard departed, !arrived, !offRoute, let since = lastMatchTime,
+    guard phase == .onRoute, let since = lastMatchTime,
       speed >= configuration.trustCourseAbove
     else { return }
     let elapsed = time - since
@@ -382,13 +406,25 @@ public struct NavigationSession: Sendable {
       events.append(NavigationEvent(time: time, kind: .step(currentStep)))
       stepStarted(currentStep, time: time, into: &events)
     }
-    estimate = min(estimate, geometry.stepEnd[currentStep])
+    // Prompts must not come late: they are timed for a vehicle that may have sped up since
+    // (a tunnel on a through road), by `reckonAcceleration` up to `reckonSpeedUp` times its
+    // speed, never for one that slowed down.
+    let c = configuration
+    let faster = min(speed * c.reckonSpeedUp, speed + c.reckonAcceleration * elapsed)
+    let speedUpTime = c.reckonAcceleration > 0 ? (faster - speed) / c.reckonAcceleration : 0
+    let ahead =
+      distanceAlong + speed * elapsed + (faster - speed) * (elapsed - speedUpTime / 2)
+    estimate = min(max(estimate, ahead), geometry.stepEnd[currentStep])
     prompts(time: time, position: estimate, into: &events)
   }
 
   // MARK: - Matching
 
   private func accuracyOf(_ fix: Fix) -> Double {
+    max(configuration.accuracyFloor, reportedAccuracy(fix))
+  }
+
+  private func reportedAccuracy(_ fix: Fix) -> Double {
     if let a = fix.horizontalAccuracy, a.isFinite, a > 0 {
       return max(configuration.minimumReportedAccuracy, a)
     }
@@ -396,6 +432,99 @@ public struct NavigationSession: Sendable {
       return max(configuration.minimumHDOPAccuracy, h * configuration.hdopToMetres)
     }
     return configuration.defaultAccuracy
+  }
+
+  /// Whether `fix` is farther from the last fix than the vehicle can have gone since: a
+  /// single-fix glitch, not matched. Only between fixes close in time (a gap lets the vehicle
+  /// go anywhere), and never more than `glitchStreak` fixes in a row.
+  private func isGlitch(_ fix: Fix, point: Coordinate, dt: Double, accuracy: Double) -> Bool {
+    guard phase.departed, discardStreak < configuration.glitchStreak, dt > 0,
+      dt <= configuration.gpsLostAfter, let last = lastValidFix?.coordinate
+    else { return false }
+    let c = configuration
+    let v = max(speed, fix.speed ?? 0) + c.glitchAcceleration * dt
+    let allowed = v * dt + max(c.glitchMinimum, c.glitchAccuracyFactor * accuracy)
+    return last.distance(to: point) > allowed
+  }
+
+  /// `course` when the recent courses agree with it (see `steadyCourseSpread`), else `nil`;
+  /// records it.
+  private mutating func steadyCourse(_ course: Double?, time: Double) -> Double? {
+    guard let course else {
+      courses.removeAll(keepingCapacity: true)
+      return nil
+    }
+    let span = configuration.steadyCourseSeconds
+    courses.removeAll { time - $0.time > span || $0.time > time }
+    courses.append((time, course))
+    guard let first = courses.first, time - first.time >= span / 2 else { return nil }
+    let spread = configuration.steadyCourseSpread
+    return courses.allSatisfy { bearingDifference($0.course, course) <= spread } ? course : nil
+  }
+
+  /// How `course` relates to the route around `s` metres: whether it is within
+  /// `deviationHeadingDegrees` of the bearings swept from `chordZone` before `s` to `chordZone`
+  /// after it (a corner of coarse geometry is rounded through all of them), and how far it has
+  /// turned from the bearing before.
+  private func courseAlongRoute(_ course: Double, at s: Double, segment: Int)
+    -> (follows: Bool, turned: Double)
+  {
+    let g = geometry
+    let here = g.bearings[segment]
+    let before = g.bearings[
+      g.segment(containing: max(0, s - configuration.chordZone), from: segment)]
+    let after = g.bearings[
+      g.segment(containing: min(g.length, s + configuration.chordZone), from: segment)]
+    let tolerance = configuration.deviationHeadingDegrees
+    let follows =
+      distance(of: course, toArcFrom: before, to: here) <= tolerance
+      || distance(of: course, toArcFrom: here, to: after) <= tolerance
+    return (follows, bearingDifference(course, before))
+  }
+
+  /// Degrees from `course` to the shorter arc of bearings from `a` to `b`.
+  private func distance(of course: Double, toArcFrom a: Double, to b: Double) -> Double {
+    func signed(_ x: Double) -> Double {
+      var d = (x).truncatingRemainder(dividingBy: 360)
+      if d > 180 { d -= 360 } else if d <= -180 { d += 360 }
+      return d
+    }
+    let sweep = signed(b - a)
+    let x = signed(course - a)
+    let inside = sweep >= 0 ? (x >= 0 && x <= sweep) : (x <= 0 && x >= sweep)
+    if inside { return 0 }
+    return min(bearingDifference(course, a), bearingDifference(course, b))
+  }
+
+  /// Whether a fix `lateral` metres from the route, beyond the off-route distance, is a
+  /// vehicle on the route all the same rather than one leaving it. Without a course nothing
+  /// tells them apart; with one, either
+  /// - it rounds the corner of a maneuver within `chordZone` (`nearManeuver`): its course
+  ///   sweeps the way the route turns, at least `cornerTurnDegrees` from the bearing before
+  ///   (a vehicle missing the turn keeps it), and it is within `cornerAllowance` of the chords;
+  /// - or it moves along the route at a steady offset (receiver bias): its course follows the
+  ///   route, its distance is not growing, and it is within `maximumBias`.
+  private func isBias(
+    lateral: Double, course: Double?, match: MatchCandidate, time: Double,
+    nearManeuver: Bool = false
+  ) -> Bool {
+    guard let course, lateral <= configuration.maximumBias else { return false }
+    let along = courseAlongRoute(course, at: match.s, segment: match.segment)
+    guard along.follows else { return false }
+    if nearManeuver && lateral <= configuration.cornerAllowance
+      && along.turned >= configuration.cornerTurnDegrees
+    {
+      return true
+    }
+    let before = laterals.last { $0.time <= time - configuration.deviationGrowthSeconds }
+    if let b = before, lateral - b.lateral >= configuration.deviationGrowth { return false }
+    return true
+  }
+
+  private mutating func noteLateral(_ lateral: Double, time: Double) {
+    let keep = configuration.deviationGrowthSeconds * 2
+    laterals.removeAll { time - $0.time > keep || $0.time > time }
+    if lateral.isFinite { laterals.append((time, lateral)) }
   }
 
   private mutating func updateSpeed(_ fix: Fix, point: Coordinate, dt: Double) {
@@ -418,10 +547,14 @@ public struct NavigationSession: Sendable {
     phase = .onRoute
     lastMatchTime = fix.time
     if let c = matcher.initialMatch(point: point, course: course, acceptLateral: threshold) {
-      distanceAlong = c.s
-      segmentHint = c.segment
       lastLateral = c.lateral
-      if c.lateral > threshold { detector.firstFixAway(time: fix.time) }
+      if c.lateral > threshold * configuration.onRouteHysteresis {
+        // Beside the route (a car park, a driveway): heading to it, not off it.
+        phase = .joining
+      } else {
+        distanceAlong = c.s
+        segmentHint = c.segment
+      }
     }
     currentStep = geometry.step(containing: distanceAlong, from: 1)
     // Everything before the starting step is behind us: never prompt for it.
@@ -435,6 +568,33 @@ public struct NavigationSession: Sendable {
     }
     events.append(NavigationEvent(time: fix.time, kind: .step(currentStep)))
     stepStarted(currentStep, time: fix.time, into: &events)
+  }
+
+  /// Heading to the route from beside it: the vehicle joins where it first comes close, by
+  /// distance first (or at a steady offset along it, in a canyon); the steps before are behind.
+  private mutating func join(
+    _ fix: Fix, point: Coordinate, course: Double?, threshold: Double,
+    into events: inout [NavigationEvent]
+  ) {
+    let best = matcher.initialMatch(point: point, course: nil, acceptLateral: threshold)
+    lastLateral = best?.lateral ?? .infinity
+    let close =
+      best.map {
+        $0.lateral <= threshold * configuration.onRouteHysteresis
+          || isBias(lateral: $0.lateral, course: course, match: $0, time: fix.time)
+      } ?? false
+    guard detector.observeReturn(close: close), let c = best else { return }
+    phase = .onRoute
+    lastMatchTime = fix.time
+    distanceAlong = c.s
+    segmentHint = c.segment
+    let step = geometry.step(containing: distanceAlong, from: currentStep)
+    if step > currentStep {
+      for i in currentStep..<step { scheduler.said[i] = .passed }
+      currentStep = step
+      events.append(NavigationEvent(time: fix.time, kind: .step(step)))
+      stepStarted(step, time: fix.time, into: &events)
+    }
   }
 
   private func window(dt: Double, accuracy: Double) -> (back: Double, ahead: Double) {
@@ -453,13 +613,14 @@ public struct NavigationSession: Sendable {
   }
 
   private mutating func followOnRoute(
-    _ fix: Fix, point: Coordinate, course: Double?, dt: Double, accuracy: Double,
+    _ fix: Fix, point: Coordinate, course: Double?, matchCourse: Double?, dt: Double,
+    accuracy: Double,
     threshold: Double, standing: Bool, into events: inout [NavigationEvent]
   ) {
     let w = window(dt: dt, accuracy: accuracy)
     let predicted = distanceAlong + speed * dt
     let query = MatchQuery(
-      point: point, course: course,
+      point: point, course: matchCourse,
       window: (distanceAlong - w.back)...(distanceAlong + w.ahead), predicted: predicted,
       sigmaLateral: max(configuration.minimumLateralSigma, accuracy),
       sigmaAlong: configuration.alongSigma + configuration.alongSigmaTravel * speed * dt + accuracy)
@@ -477,7 +638,17 @@ public struct NavigationSession: Sendable {
       ? max(
         configuration.offRouteNearManeuverDistance, configuration.offRouteAccuracyFactor * accuracy)
       : threshold
-    let away = lateral > limit
+    noteLateral(lateral, time: fix.time)
+    // A steady offset along the route is the receiver's bias or the route's chord, not a
+    // departure: progress goes on, and no evidence counts.
+    let biased =
+      lateral > limit
+      && best.map {
+        isBias(
+          lateral: lateral, course: course, match: $0, time: fix.time,
+          nearManeuver: nearest <= configuration.chordZone)
+      } == true
+    let away = lateral > limit && !biased
     let against =
       !away && !holding && (best?.headingError).map { $0 > configuration.wrongWayDegrees } == true
     if detector.observe(away: away, wrongWay: against, holding: holding, time: fix.time) {
@@ -634,7 +805,7 @@ public struct NavigationSession: Sendable {
     guard
       let p = scheduler.due(
         step: currentStep, time: time, position: position, speed: speed,
-        fixInterval: fixInterval)
+        fixInterval: fixInterval, uncertainty: lastAccuracy)
     else { return }
     announce(
       p.utterance, kind: p.kind, step: p.step, id: p.id, time: time, distance: p.distance,
@@ -663,7 +834,7 @@ public struct NavigationSession: Sendable {
       distanceRemaining: remaining,
       timeRemaining: route.expectedTravelTime * fraction,
       distanceAlong: distanceAlong,
-      onRoute: !offRoute,
+      onRoute: phase == .onRoute,
       raw: point,
       matched: geometry.coordinate(at: distanceAlong, hint: segmentHint),
       distanceFromRoute: lastLateral.isFinite ? lastLateral : 0,

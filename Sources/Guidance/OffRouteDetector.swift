@@ -30,12 +30,6 @@ struct OffRouteDetector: Sendable {
     wrongWay = 0
   }
 
-  /// The very first fix was beyond the off-route distance: it counts as one fix of evidence.
-  mutating func firstFixAway(time: Double) {
-    evidence = 1
-    since = time
-  }
-
   /// Weighs one fix on the route; returns whether the vehicle has now left it.
   ///
   /// - Parameters:

@@ -67,8 +67,12 @@ struct PromptScheduler: Sendable {
 
   /// The prompt for maneuver `m` that is due with the vehicle at `position` metres along the
   /// route at `speed`, if any; marks it (and the tiers it makes unnecessary) as said.
+  /// `uncertainty` (metres, one-sigma radial) is how far the match may lag the vehicle: the
+  /// final prompt comes earlier by what of it the lead does not already spare, so a lagging
+  /// position cannot make it late.
   mutating func due(
-    step m: Int, time: Double, position: Double, speed: Double, fixInterval: Double
+    step m: Int, time: Double, position: Double, speed: Double, fixInterval: Double,
+    uncertainty: Double = 0
   ) -> DuePrompt? {
     guard m >= 1, m <= lastStep, !said[m].contains(.now) else { return nil }
     let step = route.steps[m]
@@ -91,8 +95,19 @@ struct PromptScheduler: Sendable {
     var tiers: [Tier] = [.prepare, .approach]
     if finalTier == .now { tiers.append(.now) }
     // A maneuver already said as the "then" of the previous prompt and right here (a 0 m
-    // step, a double turn) needs no prompt of its own: it would only come too late.
+    // step, a double turn) needs no prompt of its own: it would only come too late. So does
+    // one said in the previous maneuver's final prompt and now less than `finalLeadSeconds`
+    // (and a fix interval) away at the speed driven: said now, it would leave no time to act. The pair was planned as one unit, and
+    // that final prompt was early enough for both.
     if said[m].contains(.merged) && d < configuration.mergedReachedDistance {
+      said[m].formUnion([.prepare, .approach, .now])
+      return nil
+    }
+    let actual = max(speed, limits.minimumSpeed)
+    let tooClose =
+      d < actual
+      * (configuration.finalLeadSeconds + min(fixInterval, configuration.promptIntervalLimit))
+    if said[m].contains(.mergedFinal) && finalTier == .now && tooClose {
       said[m].formUnion([.prepare, .approach, .now])
       return nil
     }
@@ -100,8 +115,14 @@ struct PromptScheduler: Sendable {
       let utterance = Utterance.maneuver(
         instructions: step.instructions, distance: tier == .now ? nil : d,
         then: tier == .prepare ? nil : then)
-      let lead = leadDistance(tier, speed: v, limits: limits, saying: utterance)
-      if d > lead + margin { break }
+      let lead = leadDistance(tier, step: m, speed: v, limits: limits, saying: utterance)
+      // The final prompt must still come `finalLeadSeconds` ahead when the vehicle is one
+      // along-track sigma ahead of its match; what `nowLeadSeconds` spares beyond that
+      // minimum already covers part of it.
+      let spare = v * max(0, configuration.nowLeadSeconds - configuration.finalLeadSeconds)
+      let lag = max(0, configuration.promptAccuracyFactor * uncertainty - spare)
+      let slack = tier == .now ? margin + lag : margin
+      if d > lead + slack { break }
       // An early prompt right after another one for the same maneuver adds nothing.
       if tier != .now, let last = lastPrompt, last.step == m,
         time - last.time < configuration.earlyAfterPromptGaps * configuration.minimumGapSeconds
@@ -112,7 +133,7 @@ struct PromptScheduler: Sendable {
       if n + 1 < tiers.count {
         let next = tiers[n + 1]
         let nextLead = leadDistance(
-          next, speed: v, limits: limits,
+          next, step: m, speed: v, limits: limits,
           saying: .maneuver(
             instructions: step.instructions, distance: next == .now ? nil : d, then: then))
         if d <= nextLead + v * configuration.minimumGapSeconds {
@@ -123,6 +144,7 @@ struct PromptScheduler: Sendable {
       for t in tiers[...n] { said[m].insert(t.flag) }
       if then != nil, m + 1 <= lastStep {
         said[m + 1].formUnion([.prepare, .approach, .merged])
+        if tier == finalTier { said[m + 1].insert(.mergedFinal) }
       }
       lastPrompt = (time, m)
       return DuePrompt(
@@ -138,10 +160,21 @@ struct PromptScheduler: Sendable {
   }
 
   private func leadDistance(
-    _ tier: Tier, speed v: Double, limits: GuidanceConfiguration.ModeLimits,
+    _ tier: Tier, step m: Int, speed v: Double, limits: GuidanceConfiguration.ModeLimits,
     saying utterance: Utterance
   ) -> Double {
     let speech = v * phrasing.speechDuration(for: utterance)
+    if tier == .now, case .maneuver(let instructions, _, .some) = utterance, m + 1 <= lastStep {
+      // A pair said as one unit: its first part must end in time for the first maneuver, the
+      // whole in time for the second, which comes `gap` metres later.
+      let react = max(limits.nowMinimum, v * configuration.nowLeadSeconds)
+      let first =
+        v
+        * phrasing.speechDuration(
+          for: .maneuver(instructions: instructions, distance: nil, then: nil))
+      let gap = geometry.stepEnd[m + 1] - geometry.stepEnd[m]
+      return max(react + first, react + speech - gap)
+    }
     switch tier {
     case .prepare:
       return prepareLead(speed: v, limits: limits) + speech

@@ -222,7 +222,9 @@ public enum DriveSimulator {
   /// The positions and courses of a pull-out, one per epoch, from the car park up to (not
   /// including) the route's start: worked backwards from the start, where the arc is tangent to
   /// the route.
-  static func pullOutArc(_ p: PullOut, path: Path, step: Double) -> [(point: Coordinate, course: Double)] {
+  static func pullOutArc(_ p: PullOut, path: Path, step: Double) -> [(
+    point: Coordinate, course: Double
+  )] {
     let radius = max(1, p.radius)
     let length = radius * abs(p.turn) * .pi / 180
     guard length > 0, step > 0 else { return [] }

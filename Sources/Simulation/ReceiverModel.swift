@@ -62,10 +62,13 @@ enum ReceiverModel {
       if !options.canyons.isEmpty {
         let r = exp(-dt / canyonCorrelation)
         drift = r * drift + (1 - r * r).squareRoot() * canyonRNG.gaussian()
-        if let c = options.canyons.first(where: { $0.from <= sample.distanceAlong && sample.distanceAlong <= $0.to }) {
+        if let c = options.canyons.first(where: {
+          $0.from <= sample.distanceAlong && sample.distanceAlong <= $0.to
+        }) {
           // Reflections come and go over a few tens of metres at the canyon's ends.
           let ramp = min(
-            1, (sample.distanceAlong - c.from) / canyonRamp, (c.to - sample.distanceAlong) / canyonRamp)
+            1, (sample.distanceAlong - c.from) / canyonRamp,
+            (c.to - sample.distanceAlong) / canyonRamp)
           canyonBias = c.bias * max(0, ramp) * (0.725 + 0.275 * max(-1, min(1, drift)))
         }
       }

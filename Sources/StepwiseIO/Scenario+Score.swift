@@ -19,8 +19,13 @@ public struct QualityScore: Sendable {
     public var reported: Double?
     /// Metres driven from leaving to the event.
     public var metres: Double?
+    /// Time of the first epoch ``QualityScore/deviationMinimum`` metres or more from the route.
+    public var far: Double = 0
     /// Seconds from leaving to the event.
     public var seconds: Double? { reported.map { $0 - left } }
+    /// Seconds from being ``QualityScore/deviationMinimum`` metres off to the event (negative
+    /// when reported before).
+    public var secondsAfterFar: Double? { reported.map { $0 - far } }
   }
 
   /// A truth stretch off the route counts as a deviation to report once it goes this far away.
@@ -42,6 +47,9 @@ public struct QualityScore: Sendable {
   public var finalBefore: Int?
   /// Seconds from each maneuver's final prompt to reaching it (negative when late).
   public var leadTimes: [Double] = []
+  /// The same for maneuvers whose final prompt is their own, not the "then" part of the
+  /// previous maneuver's (a pair said as one unit is timed by its first maneuver).
+  public var ownLeadTimes: [Double] = []
   /// Maneuvers that got an earlier prompt besides the final one.
   public var withEarlier = 0
   /// Whether the departure was announced.
@@ -60,13 +68,18 @@ public struct QualityScore: Sendable {
   /// Readable notes on each failing maneuver or event, for tuning.
   public var notes: [String] = []
 
-  /// Final-prompt lead median, seconds.
-  public var leadMedian: Double? { median(leadTimes) }
+  /// Final-prompt lead median over maneuvers with a final prompt of their own, seconds.
+  public var leadMedian: Double? { median(ownLeadTimes) }
   /// Shortest final-prompt lead, seconds.
   public var leadMinimum: Double? { leadTimes.min() }
   /// Maneuvers reached whose final prompt came less than ``finalLeadMinimum`` before them
   /// (late ones included).
   public var shortLeads: Int { leadTimes.filter { $0 < Self.finalLeadMinimum }.count }
+  /// Worst delay from being ``deviationMinimum`` metres off to the off-route event, seconds.
+  public var worstDelayAfterFar: Double? {
+    guard !departures.isEmpty else { return nil }
+    return departures.map { $0.secondsAfterFar ?? .infinity }.max()
+  }
   /// Worst off-route delay, seconds and metres.
   public var worstDelay: (seconds: Double, metres: Double)? {
     let reported = departures.compactMap { d in d.seconds.map { ($0, d.metres ?? 0) } }
@@ -118,13 +131,16 @@ extension QualityScore {
       }
     }
     func promptTimes(_ m: Int) -> [Double] {
+      promptList(m).map(\.time)
+    }
+    func promptList(_ m: Int) -> [(time: Double, a: Announcement)] {
       prompts.filter { p in
         if p.a.step == m && [.prepare, .approach, .now].contains(p.a.kind) { return true }
         guard p.a.step == m - 1, [.approach, .now].contains(p.a.kind),
           case .maneuver(_, _, let then) = p.a.utterance
         else { return false }
         return then != nil
-      }.map(\.time)
+      }
     }
     guard let drive else {
       for m in 1..<max(1, last) {
@@ -183,7 +199,11 @@ extension QualityScore {
       let detoured = stretches.contains {
         truth[$0.start].time > final && truth[$0.start].time < reached
       }
-      if !detoured { leadTimes.append(lead) }
+      if !detoured {
+        leadTimes.append(lead)
+        let own = promptList(m).last { $0.time == final }.map { $0.a.step == m } ?? true
+        if own { ownLeadTimes.append(lead) }
+      }
       if lead > 0 {
         before += 1
       }
@@ -202,6 +222,7 @@ extension QualityScore {
       let endTime = truth[st.end].time + 5
       let hit = offRoute.enumerated().first { $0.element >= left && $0.element <= endTime }
       var d = Departure(left: left, reported: hit?.element, metres: nil)
+      d.far = truth[st.start...st.end].first { $0.offset >= Self.deviationMinimum }?.time ?? left
       if let hit {
         explained.insert(hit.offset)
         var metres = 0.0
@@ -285,7 +306,12 @@ extension QualityScore {
         out.append("departure at \(NMEAWriter.fixed(d.left, 1)) never reported")
         continue
       }
-      if s > 5 { out.append("off-route after \(NMEAWriter.fixed(s, 1)) s (bar 5 s)") }
+      if let f = d.secondsAfterFar, f > 5 {
+        out.append(
+          "off-route \(NMEAWriter.fixed(f, 1)) s after being "
+            + "\(NMEAWriter.fixed(Self.deviationMinimum, 0)) m off (bar 5 s; \(NMEAWriter.fixed(s, 1)) s after leaving)"
+        )
+      }
     }
     if arrivalExpected {
       if let a = arrivalError {
@@ -320,7 +346,8 @@ public enum QualityTable {
   public static let headings = [
     "scenario", "departed", "maneuvers", "final before %", "final < 3 s", "lead median s",
     "lead min s", "earlier %",
-    "duplicates", "false off-route", "off-route delay s", "off-route delay m", "arrival error m",
+    "duplicates", "false off-route", "off-route delay s", "off-route delay m",
+    "delay after 50 m s", "arrival error m",
     "skipped steps",
   ]
 
@@ -342,6 +369,8 @@ public enum QualityTable {
       pct(s.withEarlier, s.maneuvers), String(s.duplicates),
       s.falseOffRoute.map(String.init) ?? na,
       s.hasTruth ? (delayS ?? "–") : na, s.hasTruth ? (delayM ?? "–") : na,
+      s.hasTruth
+        ? (s.worstDelayAfterFar.map { $0.isFinite ? f($0) : "missed" } ?? "–") : na,
       s.hasTruth ? (s.arrivalExpected ? f(s.arrivalError) : "–") : na,
       s.skippedSteps.map(String.init) ?? na,
     ]
@@ -356,6 +385,7 @@ public enum QualityTable {
     t.maneuvers = known.reduce(0) { $0 + $1.maneuvers }
     t.finalBefore = known.reduce(0) { $0 + ($1.finalBefore ?? 0) }
     t.leadTimes = known.flatMap(\.leadTimes)
+    t.ownLeadTimes = known.flatMap(\.ownLeadTimes)
     t.withEarlier = known.reduce(0) { $0 + $1.withEarlier }
     t.duplicates = scores.reduce(0) { $0 + $1.duplicates }
     t.falseOffRoute = known.reduce(0) { $0 + ($1.falseOffRoute ?? 0) }
@@ -380,9 +410,12 @@ public enum QualityTable {
       "re-run to know where the vehicle really was). \"departed\": whether the departure was",
       "announced; \"final before %\": maneuvers whose last prompt came before the vehicle reached the",
       "maneuver point; \"final < 3 s\": maneuvers whose last prompt came less than 3 s before it (the",
-      "bar is none); \"lead\": seconds from that prompt to the point;",
+      "bar is none); \"lead\": seconds from that prompt to the point (the median over maneuvers with a",
+      "final prompt of their own: one said only as the \"then\" of the previous maneuver's final prompt",
+      "is timed with it);",
       "\"earlier %\": maneuvers that also got an earlier prompt; \"off-route delay\": from the last epoch",
-      "on the route to the off-route event (worst departure), in seconds and metres driven; \"arrival",
+      "on the route to the off-route event (worst departure), in seconds and metres driven; \"delay",
+      "after 50 m\": from the first epoch 50 m off the route to the event (the bar: at most 5 s); \"arrival",
       "error\": metres from the true position to the route's end when arrival was announced. The",
       "total row sums counts, takes percentages and the lead median over all maneuvers, and the worst",
       "delay and arrival error.", "",

@@ -15,11 +15,14 @@ import Testing
     #expect(PromptFlags.now.rawValue == 4)
     #expect(PromptFlags.stepStarted.rawValue == 8)
     #expect(PromptFlags.merged.rawValue == 16)
+    #expect(PromptFlags.mergedFinal.rawValue == 32)
     #expect(PromptFlags.passed.rawValue == 255)
-    let all: PromptFlags = [.prepare, .approach, .now, .stepStarted, .merged]
+    let all: PromptFlags = [.prepare, .approach, .now, .stepStarted, .merged, .mergedFinal]
     #expect(PromptFlags.passed.isSuperset(of: all))
     #expect(
-      GuidancePhase.allCases.map(\.rawValue) == ["acquiring", "onRoute", "offRoute", "arrived"])
+      GuidancePhase.allCases.map(\.rawValue) == [
+        "acquiring", "joining", "onRoute", "offRoute", "arrived",
+      ])
   }
 
   @Test func aVersionOneProgressFileStillLoads() throws {
