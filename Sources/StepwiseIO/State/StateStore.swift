@@ -15,8 +15,8 @@ public struct StateStore: Sendable {
   /// Format marker and version, so a foreign or future file is recognised.
   public static let format = "stepwise-state"
   public static let version = 1.0
-  /// Version of the progress file. 2: the session's phase (`"onRoute"`, `"offRoute"`,
-  /// `"arrived"`) replaces the `offRoute` and `arrived` booleans of 1; `said` holds each step's
+  /// Version of the progress file. 2: the session's phase (`"joining"`, `"onRoute"`,
+  /// `"offRoute"`, `"arrived"`) replaces the `offRoute` and `arrived` booleans of 1; `said` holds each step's
   /// ``PromptFlags`` raw value in both. Files of version 1 still load.
   public static let progressVersion = 2.0
 
