@@ -38,12 +38,173 @@ public struct GuidanceConfiguration: Sendable, Equatable {
   /// Seconds of reaction time before the maneuver that the final prompt must leave, on top of
   /// the time it takes to say it.
   public var nowLeadSeconds = 3.5
+  /// The shortest lead a final prompt may have, seconds: one to hear its end, two to act. A
+  /// maneuver said in the previous one's final prompt and closer than this gets no prompt of
+  /// its own.
+  public var finalLeadSeconds = 3.0
   /// Seconds before the maneuver of the "approach" prompt.
   public var approachLeadSeconds = 20.0
   /// Seconds before the maneuver of the early "prepare" prompt.
   public var prepareLeadSeconds = 60.0
   /// A prompt tier is skipped when the next tier would follow within this many seconds.
   public var minimumGapSeconds = 6.0
+
+  // Matching: the window of the route searched for each fix, and the weights of the match.
+
+  /// Metres behind the last match searched on the route (plus `windowAccuracyBehind` × the
+  /// accuracy): a noisy fix can fall a little behind a vehicle that only moves forwards.
+  public var windowBehind = 15.0
+  public var windowAccuracyBehind = 2.0
+  /// The window reaches `windowAheadFactor` × the distance the vehicle can have covered since the
+  /// last fix (at least 2 m/s, at least a second), plus `windowAheadMargin` metres and
+  /// `windowAccuracyAhead` × the accuracy: an accelerating vehicle must stay inside it.
+  public var windowAheadFactor = 1.5
+  public var windowAheadMargin = 20.0
+  public var windowAccuracyAhead = 3.0
+  /// After a restart the vehicle may have driven on meanwhile: the window reaches this far
+  /// behind (plus twice the accuracy), and ahead at least motorway speed (40 m/s) times the gap
+  /// plus 200 m.
+  public var reacquireBehind = 50.0
+  public var reacquireSpeed = 40.0
+  public var reacquireMargin = 200.0
+  /// Smallest lateral standard deviation of a match, metres: road width and map error, which no
+  /// receiver accuracy removes.
+  public var minimumLateralSigma = 4.0
+  /// Along-route standard deviation of the prediction: this many metres, plus the fraction of
+  /// the distance covered since the last fix (speed changes), plus the accuracy.
+  public var alongSigma = 10.0
+  public var alongSigmaTravel = 0.3
+  /// Metres from a maneuver point within which the tighter `offRouteNearManeuverDistance`
+  /// applies (Mapbox's maneuver zone is 40 m).
+  public var maneuverZone = 40.0
+  /// Degrees between course and route above which a close fix counts as going the wrong way:
+  /// well beyond any course noise at speed, short of a U-turn.
+  public var wrongWayDegrees = 120.0
+  /// Degrees between course and route under which a close fix counts towards "back on
+  /// route": a vehicle rejoining drives along the route, not across it.
+  public var rejoinHeadingDegrees = 60.0
+  /// Off route, the distance the vehicle may have gone along the route since leaving, as
+  /// multiples of its speed: `offTravelFactor` when leaving after a gap (time since the last
+  /// match), `rejoinTravelFactor` for the search, plus `rejoinMargin` metres and
+  /// `windowAccuracyAhead` × the accuracy, at most `rejoinReach` metres; the search starts
+  /// `rejoinBehind` metres (plus twice the accuracy) behind where it left.
+  public var offTravelFactor = 1.5
+  public var rejoinTravelFactor = 1.2
+  public var rejoinMargin = 50.0
+  public var rejoinReach = 20_000.0
+  public var rejoinBehind = 100.0
+
+  // Speed, accuracy and timing of the receiver.
+
+  /// Longest gap (seconds) between fixes used for speed and prediction: a longer one is a
+  /// restart, not a drive.
+  public var longestGap = 900.0
+  /// Weight of the newest figure in the speed estimated from positions (without a reported
+  /// speed) and in the average fix interval: smooths single bad fixes.
+  public var positionSpeedWeight = 0.5
+  public var fixIntervalWeight = 0.2
+  /// Longest gap (seconds) over which speed is estimated from two positions, and over which
+  /// the fix interval is averaged.
+  public var speedGapLimit = 5.0
+  public var intervalGapLimit = 10.0
+  /// Smallest accuracy believed from an error estimate, and from HDOP, metres.
+  public var minimumReportedAccuracy = 1.0
+  public var minimumHDOPAccuracy = 2.0
+
+  /// Smallest accuracy (68 %, metres) believed at all: what consumer receivers achieve in
+  /// cities. Their own estimates (GST, HDOP) leave out multipath and often claim 2–4 m.
+  public var accuracyFloor = 5.0
+
+  // Real receivers: steady courses, canyon bias, corners of coarse geometry, glitches.
+
+  /// A course is steady when every course of the last `steadyCourseSeconds` (at least half
+  /// of that span known) lies within `steadyCourseSpread` degrees of it: a vehicle on a road
+  /// turns slowly, one pulling out of a car park or standing does not. Only a steady course
+  /// may choose where a first or re-acquired fix lies on the route.
+  public var steadyCourseSeconds = 2.0
+  public var steadyCourseSpread = 20.0
+  /// Largest steady offset from the route (metres) taken for receiver bias rather than for
+  /// another road: street-canyon multipath puts fixes 10–40 m beside the road for tens of
+  /// seconds.
+  public var maximumBias = 45.0
+  /// A fix beyond the off-route distance is a deviation when its distance from the route
+  /// grew by `deviationGrowth` metres over the last `deviationGrowthSeconds` (a vehicle
+  /// leaving at 20° at 36 km/h gains 7 m in 2 s; a canyon bias drifts by a few metres), or
+  /// when its course disagrees by more than `deviationHeadingDegrees` with every bearing the
+  /// route takes within `chordZone` metres (course noise at speed is under 10°).
+  public var deviationGrowth = 6.0
+  public var deviationGrowthSeconds = 2.0
+  public var deviationHeadingDegrees = 35.0
+  /// Metres before and after the match whose bearings a course may follow: a route of
+  /// junction points runs as chords, and a vehicle rounding a corner sweeps through every
+  /// bearing between the chords on either side, up to 30 m off them.
+  public var chordZone = 60.0
+  /// Metres off the chords a vehicle rounding a maneuver's corner may be (junction-point
+  /// geometry cuts corners by 20–30 m), and the degrees it must have turned the way the route
+  /// turns to count as rounding it (course noise at speed is under 10°).
+  public var cornerAllowance = 30.0
+  public var cornerTurnDegrees = 15.0
+  /// A fix farther from the last one than the vehicle can have gone is a glitch, discarded:
+  /// speed plus `glitchAcceleration` m/s² of acceleration over the interval, plus the larger
+  /// of `glitchMinimum` metres and `glitchAccuracyFactor` × the accuracy (the two fixes'
+  /// errors). At most `glitchStreak` fixes in a row are discarded: a receiver that stays
+  /// where it jumped was wrong before, not now.
+  public var glitchAcceleration = 4.0
+  public var glitchMinimum = 60.0
+  public var glitchAccuracyFactor = 4.0
+  public var glitchStreak = 2
+
+  // Dead reckoning through a stretch without fixes.
+
+  /// Speed (m/s) above which a vehicle whose estimate is `reckonPastManeuver` metres beyond
+  /// the maneuver ahead has passed it: at driving speed nothing stops in a tunnel for long.
+  public var reckonPassSpeed = 8.0
+  public var reckonPastManeuver = 30.0
+  /// Prompts in a stretch without fixes are timed for a vehicle that may speed up by this
+  /// many m/s² (a gentle acceleration), to at most `reckonSpeedUp` times its last speed (a
+  /// car leaving a slow ramp for a motorway tunnel).
+  public var reckonAcceleration = 1.0
+  public var reckonSpeedUp = 2.5
+
+  // Arrival.
+
+  /// The arrival radius grows with the distance covered between fixes (this fraction of it),
+  /// up to `arrivalRadiusLimit` metres, so a fast vehicle cannot pass the end between fixes.
+  public var arrivalIntervalFraction = 0.6
+  public var arrivalRadiusLimit = 25.0
+  /// Consecutive fixes within the arrival radius needed: one noisy fix is not an arrival.
+  public var arrivalFixes = 2
+  /// Metres short of the route's end that count as having passed it.
+  public var arrivalEndTolerance = 0.5
+
+  // Prompts.
+
+  /// Fastest average planned speed believed, m/s (about 145 km/h): a route with a bogus
+  /// travel time must not time prompts for a jet.
+  public var plannedSpeedLimit = 40.0
+  /// Fraction of the route's planned average speed used as a floor for prompt timing on steps
+  /// travelled the route's main way: a vehicle slowed by a turn speeds up again.
+  public var plannedSpeedFraction = 0.8
+  /// A prompt falls due this fraction of the distance covered between two fixes (the interval
+  /// counted up to `promptIntervalLimit` seconds) early, so the fix after the ideal point is
+  /// not too late.
+  public var promptMarginFraction = 0.5
+  public var promptIntervalLimit = 2.0
+  /// Multiple of the fix's accuracy (one-sigma radial) by which the final prompt comes early:
+  /// the matched position may lag the vehicle by the along-track one sigma, 1/√2 of it.
+  public var promptAccuracyFactor = 0.5.squareRoot()
+  /// Seconds beyond the prepare lead at which prompts are worked out at all (a cheap check
+  /// for most fixes).
+  public var promptHorizonSeconds = 15.0
+  /// An early prompt within this multiple of `minimumGapSeconds` after a prompt for the same
+  /// maneuver is left out: it would repeat what was just said.
+  public var earlyAfterPromptGaps = 1.5
+  /// A maneuver already said as the "then" of the previous prompt and closer than this many
+  /// metres gets no prompt of its own: it would only come too late.
+  public var mergedReachedDistance = 5.0
+  /// A "continue for …" is said only when the step runs on at least this many seconds beyond
+  /// the prepare lead.
+  public var continueBeyondPrepareSeconds = 30.0
 
   public init() {}
 

@@ -15,10 +15,16 @@ public struct NavigationSession: Sendable {
   private let phrasing: any Phrasing
   private let matcher: RouteMatcher
 
-  // Position state.
+  /// Where the session stands.
+  private(set) public var phase = GuidancePhase.acquiring
+  /// Whether the `ROUTE` event went out (with the first input, resumed sessions included).
   private(set) public var started = false
-  private(set) public var departed = false
-  private(set) public var arrived = false
+  /// Whether the departure was made.
+  public var departed: Bool { phase.departed }
+  public var arrived: Bool { phase == .arrived }
+  public var offRoute: Bool { phase == .offRoute }
+
+  // Position state.
   /// Metres travelled along the route (the matched position).
   private(set) public var distanceAlong = 0.0
   /// The step being travelled (≥ 1 once departed).
@@ -36,6 +42,9 @@ public struct NavigationSession: Sendable {
   /// that one included, were handled already.
   private var resumedThrough: Double?
   private var lastValidFix: Fix?
+  /// The newest valid fix's time among every epoch given, handled or skipped: GPS loss falls
+  /// due `gpsLostAfter` after it (``nextSilenceCheck(now:)``).
+  private var newestFixTime: Double?
   private var lastInputTime: Double?
   private var speed = 0.0
   private var fixInterval = 1.0
@@ -44,31 +53,22 @@ public struct NavigationSession: Sendable {
   private(set) public var gpsLost = false
   private var gpsLossCount = 0
 
-  // Off-route state.
-  private(set) public var offRoute = false
-  private var offEvidence = 0
-  private var offSince: Double?
-  private var wrongWay = 0
-  private var onEvidence = 0
-  private var offAnchor = 0.0
-  private var offTravel = 0.0
-  private var lastOffRouteAnnouncement: Double?
-  /// Time of the last maneuver prompt and the step it was for.
-  private var lastPrompt: (time: Double, step: Int)?
-  private var offRouteCount = 0
+  private var detector: OffRouteDetector
   private var lastLateral = 0.0
+  /// Recent distances from the route, to tell a vehicle moving away from a steady bias.
+  private var laterals: [(time: Double, lateral: Double)] = []
+  /// Recent trusted courses, to tell a steady course from one turning or spinning.
+  private var courses: [(time: Double, course: Double)] = []
+  /// Fixes discarded as glitches (farther from the last one than the vehicle can go).
+  private(set) public var discardedFixes = 0
+  private var discardStreak = 0
+  /// Accuracy (68 %, metres) of the last fix used.
+  private var lastAccuracy = 0.0
 
   /// Number of announcements made so far (state is saved when it changes).
   private(set) public var announcementCount = 0
 
-  // Prompt bookkeeping: bit flags per step.
-  private var said: [UInt8]
-
-  private static let prepareBit: UInt8 = 1
-  private static let approachBit: UInt8 = 2
-  private static let nowBit: UInt8 = 4
-  private static let stepBits: UInt8 = 8  // notice, mode and continue of the step were handled
-  private static let mergedBit: UInt8 = 16  // said as the "then" part of the previous prompt
+  private var scheduler: PromptScheduler
 
   /// Starts a session on alternative `routeIndex` of `document`.
   public init(
@@ -82,7 +82,9 @@ public struct NavigationSession: Sendable {
     self.matcher = RouteMatcher(geometry: geometry)
     self.configuration = configuration
     self.phrasing = phrasing
-    self.said = [UInt8](repeating: 0, count: route.steps.count)
+    self.detector = OffRouteDetector(configuration: configuration)
+    self.scheduler = PromptScheduler(
+      route: route, geometry: geometry, configuration: configuration, phrasing: phrasing)
   }
 
   /// The route's summary, as sent in the `ROUTE` event.
@@ -98,9 +100,7 @@ public struct NavigationSession: Sendable {
 
   /// The route's average planned speed in m/s (0 when the route has no travel time), a floor
   /// for prompt timing: a vehicle that just turned will speed up again.
-  private var plannedSpeed: Double {
-    route.expectedTravelTime > 0 ? min(40, route.distance / route.expectedTravelTime) : 0
-  }
+  private var plannedSpeed: Double { scheduler.plannedSpeed }
 
   // MARK: - Snapshots
 
@@ -111,10 +111,12 @@ public struct NavigationSession: Sendable {
     /// Metres along the route.
     public var distanceAlong: Double
     public var currentStep: Int
-    /// Per step, which prompts were already made (opaque flags).
-    public var said: [UInt8]
-    public var offRoute: Bool
-    public var arrived: Bool
+    /// Per step, which prompts were already made.
+    public var said: [PromptFlags]
+    /// On the route, off it or arrived (a snapshot exists only once departed).
+    public var phase: GuidancePhase
+    public var offRoute: Bool { phase == .offRoute }
+    public var arrived: Bool { phase == .arrived }
     /// Time of the last valid fix, seconds since the Unix epoch.
     public var lastFixTime: Double?
     /// Speed at the last valid fix, metres per second.
@@ -137,8 +139,8 @@ public struct NavigationSession: Sendable {
     public var reckonedSteps: Int
 
     public init(
-      routeIndex: Int, distanceAlong: Double, currentStep: Int, said: [UInt8], offRoute: Bool,
-      arrived: Bool, lastFixTime: Double?, speed: Double, lastPromptTime: Double? = nil,
+      routeIndex: Int, distanceAlong: Double, currentStep: Int, said: [PromptFlags],
+      phase: GuidancePhase, lastFixTime: Double?, speed: Double, lastPromptTime: Double? = nil,
       lastPromptStep: Int? = nil, gpsLost: Bool = false, gpsLossCount: Int = 0,
       offRouteCount: Int = 0, lastInputTime: Double? = nil, lastMatchTime: Double? = nil,
       reckonedSteps: Int = 0
@@ -147,8 +149,7 @@ public struct NavigationSession: Sendable {
       self.distanceAlong = distanceAlong
       self.currentStep = currentStep
       self.said = said
-      self.offRoute = offRoute
-      self.arrived = arrived
+      self.phase = phase
       self.lastFixTime = lastFixTime
       self.speed = speed
       self.lastPromptTime = lastPromptTime
@@ -160,17 +161,35 @@ public struct NavigationSession: Sendable {
       self.lastMatchTime = lastMatchTime
       self.reckonedSteps = reckonedSteps
     }
+
+    /// A snapshot in the terms of the first progress format: arrived wins over off route, and
+    /// neither means on the route.
+    public init(
+      routeIndex: Int, distanceAlong: Double, currentStep: Int, said: [PromptFlags],
+      offRoute: Bool, arrived: Bool, lastFixTime: Double?, speed: Double,
+      lastPromptTime: Double? = nil, lastPromptStep: Int? = nil, gpsLost: Bool = false,
+      gpsLossCount: Int = 0, offRouteCount: Int = 0, lastInputTime: Double? = nil,
+      lastMatchTime: Double? = nil, reckonedSteps: Int = 0
+    ) {
+      self.init(
+        routeIndex: routeIndex, distanceAlong: distanceAlong, currentStep: currentStep,
+        said: said, phase: arrived ? .arrived : offRoute ? .offRoute : .onRoute,
+        lastFixTime: lastFixTime, speed: speed, lastPromptTime: lastPromptTime,
+        lastPromptStep: lastPromptStep, gpsLost: gpsLost, gpsLossCount: gpsLossCount,
+        offRouteCount: offRouteCount, lastInputTime: lastInputTime,
+        lastMatchTime: lastMatchTime, reckonedSteps: reckonedSteps)
+    }
   }
 
   /// The state to save; `nil` before departure (there is nothing to resume yet).
   public var snapshot: Snapshot? {
     guard departed else { return nil }
     return Snapshot(
-      routeIndex: routeIndex, distanceAlong: distanceAlong, currentStep: currentStep, said: said,
-      offRoute: offRoute, arrived: arrived, lastFixTime: lastValidFix?.time, speed: speed,
-      lastPromptTime: lastPrompt?.time, lastPromptStep: lastPrompt?.step, gpsLost: gpsLost,
-      gpsLossCount: gpsLossCount, offRouteCount: offRouteCount, lastInputTime: lastInputTime,
-      lastMatchTime: lastMatchTime, reckonedSteps: reckonedSteps)
+      routeIndex: routeIndex, distanceAlong: distanceAlong, currentStep: currentStep,
+      said: scheduler.said, phase: phase, lastFixTime: lastValidFix?.time, speed: speed,
+      lastPromptTime: scheduler.lastPrompt?.time, lastPromptStep: scheduler.lastPrompt?.step,
+      gpsLost: gpsLost, gpsLossCount: gpsLossCount, offRouteCount: detector.count,
+      lastInputTime: lastInputTime, lastMatchTime: lastMatchTime, reckonedSteps: reckonedSteps)
   }
 
   /// Resumes a session from a saved snapshot of the same route document.
@@ -193,20 +212,21 @@ public struct NavigationSession: Sendable {
       throw RouteDocumentError(
         .invalidValue, path: "", "the saved progress does not fit this route")
     }
-    departed = true
-    arrived = snapshot.arrived
+    phase = snapshot.phase.departed ? snapshot.phase : .onRoute
     distanceAlong = snapshot.distanceAlong
     currentStep = snapshot.currentStep
-    said = snapshot.said
-    offRoute = snapshot.offRoute
-    offAnchor = snapshot.distanceAlong
+    scheduler.said = snapshot.said
+    detector = OffRouteDetector(
+      configuration: configuration, count: max(0, snapshot.offRouteCount))
+    detector.anchor = snapshot.distanceAlong
     speed = snapshot.speed.isFinite ? max(0, snapshot.speed) : 0
     segmentHint = geometry.segment(containing: distanceAlong, from: 0)
     reacquiring = true
-    if let t = snapshot.lastPromptTime, let s = snapshot.lastPromptStep { lastPrompt = (t, s) }
+    if let t = snapshot.lastPromptTime, let s = snapshot.lastPromptStep {
+      scheduler.lastPrompt = (t, s)
+    }
     gpsLost = snapshot.gpsLost
     gpsLossCount = max(0, snapshot.gpsLossCount)
-    offRouteCount = max(0, snapshot.offRouteCount)
     resumedThrough = snapshot.lastInputTime ?? snapshot.lastFixTime
     lastMatchTime = snapshot.lastMatchTime
     reckonedSteps = max(0, snapshot.reckonedSteps)
@@ -224,6 +244,9 @@ public struct NavigationSession: Sendable {
   /// Takes one receiver epoch and returns what happened.
   public mutating func ingest(_ fix: Fix) -> [NavigationEvent] {
     var events: [NavigationEvent] = []
+    if fix.isValid, fix.coordinate != nil {
+      newestFixTime = max(newestFixTime ?? fix.time, fix.time)
+    }
     if let last = lastInputTime, fix.time < last { return events }
     if let r = resumedThrough, fix.time <= r { return events }
     if !started {
@@ -250,29 +273,45 @@ public struct NavigationSession: Sendable {
         time: fix.time, into: &events)
     }
 
-    let dt = lastValidFix.map { min(900, max(0, fix.time - $0.time)) } ?? 0
-    updateSpeed(fix, point: point, dt: dt)
+    let dt = lastValidFix.map { min(configuration.longestGap, max(0, fix.time - $0.time)) } ?? 0
     let accuracy = accuracyOf(fix)
+    if isGlitch(fix, point: point, dt: dt, accuracy: accuracy) {
+      discardStreak += 1
+      discardedFixes += 1
+      return events
+    }
+    discardStreak = 0
+    lastAccuracy = accuracy
+    updateSpeed(fix, point: point, dt: dt)
     let threshold = max(
       configuration.offRouteMinimumDistance, configuration.offRouteAccuracyFactor * accuracy)
     let trustedCourse =
       (fix.speed ?? speed) >= configuration.trustCourseAbove ? fix.course : nil
     let standing = speed < configuration.standingBelow
+    let steady = steadyCourse(trustedCourse, time: fix.time)
 
-    if !departed {
-      depart(fix, point: point, course: trustedCourse, threshold: threshold, into: &events)
-    } else if offRoute {
+    switch phase {
+    case .acquiring:
+      depart(fix, point: point, course: steady, threshold: threshold, into: &events)
+    case .joining:
+      join(fix, point: point, course: trustedCourse, threshold: threshold, into: &events)
+    case .offRoute:
       followOffRoute(
         fix, point: point, course: trustedCourse, dt: dt, accuracy: accuracy,
         threshold: threshold, into: &events)
-    } else {
+    case .onRoute, .arrived:
+      // A fix re-acquired after a loss is placed by distance first: its course counts only
+      // when steady. After a restart the saved position and speed already place it (its
+      // course at speed keeps a vehicle past a missed turn on the step it was on).
+      let reacquired = !reacquiring && dt > configuration.gpsLostAfter
       followOnRoute(
-        fix, point: point, course: trustedCourse, dt: dt, accuracy: accuracy,
-        threshold: threshold, standing: standing, into: &events)
+        fix, point: point, course: trustedCourse,
+        matchCourse: reacquired ? steady : trustedCourse,
+        dt: dt, accuracy: accuracy, threshold: threshold, standing: standing, into: &events)
     }
     lastValidFix = fix
 
-    if !offRoute {
+    if phase == .onRoute {
       advanceSteps(time: fix.time, into: &events)
       checkArrival(fix, point: point, into: &events)
       if !arrived { prompts(time: fix.time, position: distanceAlong, into: &events) }
@@ -295,6 +334,35 @@ public struct NavigationSession: Sendable {
     return events
   }
 
+  /// When the edge must next call ``silence(at:)`` if no epoch comes meanwhile.
+  public struct SilenceCheck: Sendable, Equatable {
+    /// Fix-clock time (seconds since the Unix epoch) at which the GPS loss falls due; `nil`
+    /// once it is reported.
+    public var lossDue: Double?
+    /// Whether dead reckoning carries a moving vehicle, so silence must be checked between
+    /// fixes, at the edge's own tick interval, to keep prompts on time in a tunnel.
+    public var periodic: Bool
+
+    public init(lossDue: Double?, periodic: Bool) {
+      self.lossDue = lossDue
+      self.periodic = periodic
+    }
+  }
+
+  /// The silence checks due with the fix clock at `now`, or `nil` when no silence can change
+  /// anything: before the first fix, after arrival, once the loss is reported of a vehicle that
+  /// is not being carried on. Dead reckoning lasts ``deadReckoningLimit`` seconds after the
+  /// newest fix, for a departed vehicle on the route that was moving at `trustCourseAbove`.
+  public func nextSilenceCheck(now: Double) -> SilenceCheck? {
+    guard started, !arrived, let last = newestFixTime else { return nil }
+    let lossDue = gpsLost ? nil : last + configuration.gpsLostAfter
+    let carried =
+      phase == .onRoute && speed >= configuration.trustCourseAbove
+      && now < last + Self.deadReckoningLimit
+    guard carried || lossDue != nil else { return nil }
+    return SilenceCheck(lossDue: lossDue, periodic: carried)
+  }
+
   // MARK: - GPS loss
 
   private mutating func checkLoss(at time: Double, into events: inout [NavigationEvent]) {
@@ -303,10 +371,7 @@ public struct NavigationSession: Sendable {
     guard time >= lostAt else { return }
     gpsLost = true
     gpsLossCount += 1
-    // While the signal is gone, evidence for leaving the route is put on hold.
-    offEvidence = 0
-    offSince = nil
-    wrongWay = 0
+    detector.suspend()
     events.append(NavigationEvent(time: lostAt, kind: .gps(.lost)))
     announce(
       .gpsLost, kind: .gps, step: currentStep, id: "gps.\(gpsLossCount).lost", time: lostAt,
@@ -323,7 +388,7 @@ public struct NavigationSession: Sendable {
   /// position cannot move guidance on. The estimate stops at the maneuver point, and only a
   /// vehicle that was moving when the fixes stopped is carried, for at most five minutes.
   private mutating func deadReckon(at time: Double, into events: inout [NavigationEvent]) {
-    guard departed, !arrived, !offRoute, let since = lastMatchTime,
+    guard phase == .onRoute, let since = lastMatchTime,
       speed >= configuration.trustCourseAbove
     else { return }
     let elapsed = time - since
@@ -332,54 +397,168 @@ public struct NavigationSession: Sendable {
     // A tunnel that starts right at a maneuver would hide the next one for its whole length:
     // a vehicle at driving speed whose estimate is well past the maneuver has passed it. One
     // maneuver at most is passed this way, so a jam in the tunnel cannot run guidance ahead.
-    if reckonedSteps == 0, currentStep < lastStep, speed >= 8,
-      estimate > geometry.stepEnd[currentStep] + 30
+    if reckonedSteps == 0, currentStep < lastStep, speed >= configuration.reckonPassSpeed,
+      estimate > geometry.stepEnd[currentStep] + configuration.reckonPastManeuver
     {
       reckonedSteps += 1
-      said[currentStep] = 0xFF
+      scheduler.said[currentStep] = .passed
       currentStep += 1
       events.append(NavigationEvent(time: time, kind: .step(currentStep)))
       stepStarted(currentStep, time: time, into: &events)
     }
-    estimate = min(estimate, geometry.stepEnd[currentStep])
+    // Prompts must not come late: they are timed for a vehicle that may have sped up since
+    // (a tunnel on a through road), by `reckonAcceleration` up to `reckonSpeedUp` times its
+    // speed, never for one that slowed down.
+    let c = configuration
+    let faster = min(speed * c.reckonSpeedUp, speed + c.reckonAcceleration * elapsed)
+    let speedUpTime = c.reckonAcceleration > 0 ? (faster - speed) / c.reckonAcceleration : 0
+    let ahead =
+      distanceAlong + speed * elapsed + (faster - speed) * (elapsed - speedUpTime / 2)
+    estimate = min(max(estimate, ahead), geometry.stepEnd[currentStep])
     prompts(time: time, position: estimate, into: &events)
   }
 
   // MARK: - Matching
 
   private func accuracyOf(_ fix: Fix) -> Double {
-    if let a = fix.horizontalAccuracy, a.isFinite, a > 0 { return max(1, a) }
-    if let h = fix.hdop, h.isFinite, h > 0 { return max(2, h * configuration.hdopToMetres) }
+    max(configuration.accuracyFloor, reportedAccuracy(fix))
+  }
+
+  private func reportedAccuracy(_ fix: Fix) -> Double {
+    if let a = fix.horizontalAccuracy, a.isFinite, a > 0 {
+      return max(configuration.minimumReportedAccuracy, a)
+    }
+    if let h = fix.hdop, h.isFinite, h > 0 {
+      return max(configuration.minimumHDOPAccuracy, h * configuration.hdopToMetres)
+    }
     return configuration.defaultAccuracy
+  }
+
+  /// Whether `fix` is farther from the last fix than the vehicle can have gone since: a
+  /// single-fix glitch, not matched. Only between fixes close in time (a gap lets the vehicle
+  /// go anywhere), and never more than `glitchStreak` fixes in a row.
+  private func isGlitch(_ fix: Fix, point: Coordinate, dt: Double, accuracy: Double) -> Bool {
+    guard phase.departed, discardStreak < configuration.glitchStreak, dt > 0,
+      dt <= configuration.gpsLostAfter, let last = lastValidFix?.coordinate
+    else { return false }
+    let c = configuration
+    let v = max(speed, fix.speed ?? 0) + c.glitchAcceleration * dt
+    let allowed = v * dt + max(c.glitchMinimum, c.glitchAccuracyFactor * accuracy)
+    return last.distance(to: point) > allowed
+  }
+
+  /// `course` when the recent courses agree with it (see `steadyCourseSpread`), else `nil`;
+  /// records it.
+  private mutating func steadyCourse(_ course: Double?, time: Double) -> Double? {
+    guard let course else {
+      courses.removeAll(keepingCapacity: true)
+      return nil
+    }
+    let span = configuration.steadyCourseSeconds
+    courses.removeAll { time - $0.time > span || $0.time > time }
+    courses.append((time, course))
+    guard let first = courses.first, time - first.time >= span / 2 else { return nil }
+    let spread = configuration.steadyCourseSpread
+    return courses.allSatisfy { bearingDifference($0.course, course) <= spread } ? course : nil
+  }
+
+  /// How `course` relates to the route around `s` metres: whether it is within
+  /// `deviationHeadingDegrees` of the bearings swept from `chordZone` before `s` to `chordZone`
+  /// after it (a corner of coarse geometry is rounded through all of them), and how far it has
+  /// turned from the bearing before.
+  private func courseAlongRoute(_ course: Double, at s: Double, segment: Int)
+    -> (follows: Bool, turned: Double)
+  {
+    let g = geometry
+    let here = g.bearings[segment]
+    let before = g.bearings[
+      g.segment(containing: max(0, s - configuration.chordZone), from: segment)]
+    let after = g.bearings[
+      g.segment(containing: min(g.length, s + configuration.chordZone), from: segment)]
+    let tolerance = configuration.deviationHeadingDegrees
+    let follows =
+      distance(of: course, toArcFrom: before, to: here) <= tolerance
+      || distance(of: course, toArcFrom: here, to: after) <= tolerance
+    return (follows, bearingDifference(course, before))
+  }
+
+  /// Degrees from `course` to the shorter arc of bearings from `a` to `b`.
+  private func distance(of course: Double, toArcFrom a: Double, to b: Double) -> Double {
+    func signed(_ x: Double) -> Double {
+      var d = (x).truncatingRemainder(dividingBy: 360)
+      if d > 180 { d -= 360 } else if d <= -180 { d += 360 }
+      return d
+    }
+    let sweep = signed(b - a)
+    let x = signed(course - a)
+    let inside = sweep >= 0 ? (x >= 0 && x <= sweep) : (x <= 0 && x >= sweep)
+    if inside { return 0 }
+    return min(bearingDifference(course, a), bearingDifference(course, b))
+  }
+
+  /// Whether a fix `lateral` metres from the route, beyond the off-route distance, is a
+  /// vehicle on the route all the same rather than one leaving it. Without a course nothing
+  /// tells them apart; with one, either
+  /// - it rounds the corner of a maneuver within `chordZone` (`nearManeuver`): its course
+  ///   sweeps the way the route turns, at least `cornerTurnDegrees` from the bearing before
+  ///   (a vehicle missing the turn keeps it), and it is within `cornerAllowance` of the chords;
+  /// - or it moves along the route at a steady offset (receiver bias): its course follows the
+  ///   route, its distance is not growing, and it is within `maximumBias`.
+  private func isBias(
+    lateral: Double, course: Double?, match: MatchCandidate, time: Double,
+    nearManeuver: Bool = false
+  ) -> Bool {
+    guard let course, lateral <= configuration.maximumBias else { return false }
+    let along = courseAlongRoute(course, at: match.s, segment: match.segment)
+    guard along.follows else { return false }
+    if nearManeuver && lateral <= configuration.cornerAllowance
+      && along.turned >= configuration.cornerTurnDegrees
+    {
+      return true
+    }
+    let before = laterals.last { $0.time <= time - configuration.deviationGrowthSeconds }
+    if let b = before, lateral - b.lateral >= configuration.deviationGrowth { return false }
+    return true
+  }
+
+  private mutating func noteLateral(_ lateral: Double, time: Double) {
+    let keep = configuration.deviationGrowthSeconds * 2
+    laterals.removeAll { time - $0.time > keep || $0.time > time }
+    if lateral.isFinite { laterals.append((time, lateral)) }
   }
 
   private mutating func updateSpeed(_ fix: Fix, point: Coordinate, dt: Double) {
     if let v = fix.speed, v.isFinite, v >= 0 {
       speed = v
-    } else if let last = lastValidFix?.coordinate, dt > 0, dt <= 5 {
-      speed = 0.5 * speed + 0.5 * last.distance(to: point) / dt
+    } else if let last = lastValidFix?.coordinate, dt > 0, dt <= configuration.speedGapLimit {
+      let w = configuration.positionSpeedWeight
+      speed = (1 - w) * speed + w * last.distance(to: point) / dt
     }
-    if dt > 0 && dt <= 10 { fixInterval = 0.8 * fixInterval + 0.2 * dt }
+    if dt > 0 && dt <= configuration.intervalGapLimit {
+      let w = configuration.fixIntervalWeight
+      fixInterval = (1 - w) * fixInterval + w * dt
+    }
   }
 
   private mutating func depart(
     _ fix: Fix, point: Coordinate, course: Double?, threshold: Double,
     into events: inout [NavigationEvent]
   ) {
-    departed = true
+    phase = .onRoute
     lastMatchTime = fix.time
     if let c = matcher.initialMatch(point: point, course: course, acceptLateral: threshold) {
-      distanceAlong = c.s
-      segmentHint = c.segment
       lastLateral = c.lateral
-      if c.lateral > threshold {
-        offEvidence = 1
-        offSince = fix.time
+      if c.lateral > threshold * configuration.onRouteHysteresis {
+        // Beside the route (a car park, a driveway): heading to it, not off it.
+        phase = .joining
+      } else {
+        distanceAlong = c.s
+        segmentHint = c.segment
       }
     }
     currentStep = geometry.step(containing: distanceAlong, from: 1)
     // Everything before the starting step is behind us: never prompt for it.
-    for i in 0..<currentStep { said[i] = 0xFF }
+    for i in 0..<currentStep { scheduler.said[i] = .passed }
     var advisories = route.advisoryNotices
     advisories.removeAll { $0.isEmpty }
     if distanceAlong < geometry.stepEnd[min(1, lastStep)] || currentStep == 1 {
@@ -391,24 +570,60 @@ public struct NavigationSession: Sendable {
     stepStarted(currentStep, time: fix.time, into: &events)
   }
 
+  /// Heading to the route from beside it: the vehicle joins where it first comes close, by
+  /// distance first (or at a steady offset along it, in a canyon); the steps before are behind.
+  private mutating func join(
+    _ fix: Fix, point: Coordinate, course: Double?, threshold: Double,
+    into events: inout [NavigationEvent]
+  ) {
+    let best = matcher.initialMatch(point: point, course: nil, acceptLateral: threshold)
+    lastLateral = best?.lateral ?? .infinity
+    let close =
+      best.map {
+        $0.lateral <= threshold * configuration.onRouteHysteresis
+          || isBias(lateral: $0.lateral, course: course, match: $0, time: fix.time)
+      } ?? false
+    guard detector.observeReturn(close: close), let c = best else { return }
+    phase = .onRoute
+    lastMatchTime = fix.time
+    distanceAlong = c.s
+    segmentHint = c.segment
+    let step = geometry.step(containing: distanceAlong, from: currentStep)
+    if step > currentStep {
+      for i in currentStep..<step { scheduler.said[i] = .passed }
+      currentStep = step
+      events.append(NavigationEvent(time: fix.time, kind: .step(step)))
+      stepStarted(step, time: fix.time, into: &events)
+    }
+  }
+
   private func window(dt: Double, accuracy: Double) -> (back: Double, ahead: Double) {
+    let c = configuration
     let v = max(speed, 2)
-    let ahead = v * max(dt, 1) * 1.5 + 20 + 3 * accuracy
+    let ahead =
+      v * max(dt, 1) * c.windowAheadFactor + c.windowAheadMargin + c.windowAccuracyAhead * accuracy
     // After a restart the vehicle may have gone on at up to motorway speed meanwhile.
-    if reacquiring { return (50 + 2 * accuracy, max(ahead, 40 * dt + 200)) }
-    return (15 + 2 * accuracy, ahead)
+    if reacquiring {
+      return (
+        c.reacquireBehind + c.windowAccuracyBehind * accuracy,
+        max(ahead, c.reacquireSpeed * dt + c.reacquireMargin)
+      )
+    }
+    return (c.windowBehind + c.windowAccuracyBehind * accuracy, ahead)
   }
 
   private mutating func followOnRoute(
-    _ fix: Fix, point: Coordinate, course: Double?, dt: Double, accuracy: Double,
+    _ fix: Fix, point: Coordinate, course: Double?, matchCourse: Double?, dt: Double,
+    accuracy: Double,
     threshold: Double, standing: Bool, into events: inout [NavigationEvent]
   ) {
     let w = window(dt: dt, accuracy: accuracy)
     let predicted = distanceAlong + speed * dt
     let query = MatchQuery(
-      point: point, course: course,
+      point: point, course: matchCourse,
       window: (distanceAlong - w.back)...(distanceAlong + w.ahead), predicted: predicted,
-      sigmaLateral: max(4, accuracy), sigmaAlong: 10 + 0.3 * speed * dt + accuracy)
+      sigmaLateral: max(configuration.minimumLateralSigma, accuracy),
+      sigmaAlong: configuration.alongSigma + configuration.alongSigmaTravel * speed * dt + accuracy)
     let best = matcher.match(query, hint: segmentHint)
     let lateral = best?.lateral ?? .infinity
     lastLateral = lateral
@@ -419,27 +634,24 @@ public struct NavigationSession: Sendable {
       abs(geometry.stepEnd[currentStep] - distanceAlong),
       abs(geometry.stepEnd[currentStep - 1] - distanceAlong))
     let limit =
-      nearest < 40
+      nearest < configuration.maneuverZone
       ? max(
         configuration.offRouteNearManeuverDistance, configuration.offRouteAccuracyFactor * accuracy)
       : threshold
-    let away = lateral > limit
-    if away && !holding {
-      offEvidence += 1
-      if offSince == nil { offSince = fix.time }
-    } else if !away {
-      offEvidence = 0
-      offSince = nil
-    }
-    if let c = best, let h = c.headingError, h > 120, !away, !holding {
-      wrongWay += 1
-    } else if !holding {
-      wrongWay = 0
-    }
-    let enoughEvidence =
-      offEvidence >= configuration.offRouteFixes
-      && fix.time - (offSince ?? fix.time) >= configuration.offRouteSeconds
-    if enoughEvidence || wrongWay >= configuration.wrongWayFixes {
+    noteLateral(lateral, time: fix.time)
+    // A steady offset along the route is the receiver's bias or the route's chord, not a
+    // departure: progress goes on, and no evidence counts.
+    let biased =
+      lateral > limit
+      && best.map {
+        isBias(
+          lateral: lateral, course: course, match: $0, time: fix.time,
+          nearManeuver: nearest <= configuration.chordZone)
+      } == true
+    let away = lateral > limit && !biased
+    let against =
+      !away && !holding && (best?.headingError).map { $0 > configuration.wrongWayDegrees } == true
+    if detector.observe(away: away, wrongWay: against, holding: holding, time: fix.time) {
       enterOffRoute(time: fix.time, lateral: lateral, into: &events)
       return
     }
@@ -455,62 +667,56 @@ public struct NavigationSession: Sendable {
   private mutating func enterOffRoute(
     time: Double, lateral: Double, into events: inout [NavigationEvent]
   ) {
-    offRoute = true
-    offRouteCount += 1
-    offAnchor = distanceAlong
+    phase = .offRoute
     // The vehicle may already be well ahead of the last match (a long tunnel, a gap).
     let since = lastMatchTime.map { max(0, time - $0) } ?? 0
-    offTravel = max(speed, plannedSpeed, 2) * since * 1.5
-    onEvidence = 0
-    offEvidence = 0
-    offSince = nil
-    wrongWay = 0
+    let spoken = detector.leave(
+      time: time, distanceAlong: distanceAlong,
+      travelledSince: max(speed, plannedSpeed, 2) * since * configuration.offTravelFactor)
     let d = lateral.isFinite ? lateral : 0
     events.append(NavigationEvent(time: time, kind: .offRoute(distance: d)))
-    if let last = lastOffRouteAnnouncement,
-      time - last < configuration.offRouteAnnouncementInterval
-    {
-      return
-    }
-    lastOffRouteAnnouncement = time
+    guard spoken else { return }
     announce(
       .offRoute(distance: d), kind: .offroute, step: currentStep,
-      id: "offroute.\(offRouteCount)", time: time, into: &events)
+      id: "offroute.\(detector.count)", time: time, into: &events)
   }
 
   private mutating func followOffRoute(
     _ fix: Fix, point: Coordinate, course: Double?, dt: Double, accuracy: Double,
     threshold: Double, into events: inout [NavigationEvent]
   ) {
-    offTravel += max(speed, 1) * dt
+    let cf = configuration
+    detector.travel += max(speed, 1) * dt
     // The vehicle can only have rejoined where it could have driven to since leaving.
-    let ahead = min(offTravel * 1.2 + 50 + 3 * accuracy, 20_000)
+    let ahead = min(
+      detector.travel * cf.rejoinTravelFactor + cf.rejoinMargin + cf.windowAccuracyAhead * accuracy,
+      cf.rejoinReach)
+    let anchor = detector.anchor
     let query = MatchQuery(
-      point: point, course: course, window: (offAnchor - 100 - 2 * accuracy)...(offAnchor + ahead),
-      predicted: offAnchor, sigmaLateral: max(4, accuracy), sigmaAlong: .infinity)
+      point: point, course: course,
+      window: (anchor - cf.rejoinBehind - cf.windowAccuracyBehind * accuracy)...(anchor + ahead),
+      predicted: anchor, sigmaLateral: max(cf.minimumLateralSigma, accuracy),
+      sigmaAlong: .infinity)
     let best = matcher.match(query, hint: segmentHint)
     lastLateral = best?.lateral ?? .infinity
-    guard let c = best, c.lateral <= threshold * configuration.onRouteHysteresis,
-      (c.headingError ?? 0) < 60
-    else {
-      onEvidence = 0
-      return
-    }
-    onEvidence += 1
-    guard onEvidence >= configuration.onRouteFixes else { return }
-    offRoute = false
-    onEvidence = 0
+    let close =
+      best.map {
+        $0.lateral <= threshold * cf.onRouteHysteresis
+          && ($0.headingError ?? 0) < cf.rejoinHeadingDegrees
+      } ?? false
+    guard detector.observeReturn(close: close), let c = best else { return }
+    phase = .onRoute
     lastMatchTime = fix.time
     distanceAlong = c.s
     segmentHint = c.segment
     events.append(NavigationEvent(time: fix.time, kind: .onRoute))
     announce(
-      .backOnRoute, kind: .onroute, step: currentStep, id: "onroute.\(offRouteCount)",
+      .backOnRoute, kind: .onroute, step: currentStep, id: "onroute.\(detector.count)",
       time: fix.time, into: &events)
     // Rejoining ahead skips maneuvers that were bypassed: they are never announced.
     let step = geometry.step(containing: distanceAlong, from: currentStep)
     if step > currentStep {
-      for i in currentStep..<step { said[i] = 0xFF }
+      for i in currentStep..<step { scheduler.said[i] = .passed }
       currentStep = step
       events.append(NavigationEvent(time: fix.time, kind: .step(step)))
       stepStarted(step, time: fix.time, into: &events)
@@ -522,7 +728,7 @@ public struct NavigationSession: Sendable {
   private mutating func advanceSteps(time: Double, into events: inout [NavigationEvent]) {
     while currentStep < lastStep && distanceAlong > geometry.stepEnd[currentStep] {
       let passed = currentStep
-      said[passed] = 0xFF
+      scheduler.said[passed] = .passed
       if let n = route.steps[passed].waypoint {
         announce(
           .waypoint(number: n), kind: .waypoint, step: passed, id: "s\(passed).waypoint",
@@ -537,8 +743,8 @@ public struct NavigationSession: Sendable {
   /// Announcements that belong to the start of a step: a change of mode, the step's notice, and
   /// for long steps a "continue for …".
   private mutating func stepStarted(_ k: Int, time: Double, into events: inout [NavigationEvent]) {
-    guard said[k] & Self.stepBits == 0 else { return }
-    said[k] |= Self.stepBits
+    guard !scheduler.said[k].contains(.stepStarted) else { return }
+    scheduler.said[k].insert(.stepStarted)
     let step = route.steps[k]
     if k >= 2, step.transportType != route.steps[k - 1].transportType {
       announce(
@@ -553,9 +759,10 @@ public struct NavigationSession: Sendable {
     let limits = configuration.limits(for: step.transportType)
     let remaining = geometry.stepEnd[k] - distanceAlong
     let v = max(speed, limits.minimumSpeed)
-    let prepareLead = min(
-      limits.prepareMaximum, max(limits.prepareMinimum, v * configuration.prepareLeadSeconds))
-    if remaining >= limits.continueMinimum && remaining > prepareLead + v * 30 {
+    let prepareLead = scheduler.prepareLead(speed: v, limits: limits)
+    if remaining >= limits.continueMinimum
+      && remaining > prepareLead + v * configuration.continueBeyondPrepareSeconds
+    {
       announce(
         .continueFor(distance: remaining), kind: .continue, step: k, id: "s\(k).continue",
         time: time, distance: remaining, into: &events)
@@ -570,17 +777,19 @@ public struct NavigationSession: Sendable {
     let end = geometry.points[geometry.points.count - 1]
     let straight = point.distance(to: end)
     let remaining = geometry.length - distanceAlong
-    let radius = min(25, max(limits.arrivalRadius, speed * fixInterval * 0.6))
-    let passed = distanceAlong >= geometry.length - 0.5
+    let radius = min(
+      configuration.arrivalRadiusLimit,
+      max(limits.arrivalRadius, speed * fixInterval * configuration.arrivalIntervalFraction))
+    let passed = distanceAlong >= geometry.length - configuration.arrivalEndTolerance
     if remaining <= radius || straight <= radius {
       arrivalEvidence += 1
     } else {
       arrivalEvidence = 0
     }
     // One noisy fix near the end is not an arrival; two in a row, or passing the end, are.
-    guard passed || arrivalEvidence >= 2 else { return }
-    arrived = true
-    said[lastStep] = 0xFF
+    guard passed || arrivalEvidence >= configuration.arrivalFixes else { return }
+    phase = .arrived
+    scheduler.said[lastStep] = .passed
     announce(
       .arrive(destination: document.destination.name), kind: .arrive, step: lastStep,
       id: "arrive", time: fix.time, into: &events)
@@ -589,124 +798,18 @@ public struct NavigationSession: Sendable {
 
   // MARK: - Prompts
 
-  private enum Tier: CaseIterable {
-    case prepare, approach, now
-    var bit: UInt8 {
-      switch self {
-      case .prepare: NavigationSession.prepareBit
-      case .approach: NavigationSession.approachBit
-      case .now: NavigationSession.nowBit
-      }
-    }
-    var kind: AnnouncementKind {
-      switch self {
-      case .prepare: .prepare
-      case .approach: .approach
-      case .now: .now
-      }
-    }
-  }
-
-  /// The maneuver prompt schedule, computed on the device from live speed.
-  ///
-  /// Each maneuver has up to three prompts: "prepare" about a minute ahead, "approach" about
-  /// 20 s ahead, and "now" a few seconds ahead plus the time it takes to say it. Distances are
-  /// clamped per transport mode. A tier whose successor would follow within
-  /// `minimumGapSeconds` is skipped, so short steps get fewer prompts, never a burst. A prompt
-  /// is made at most once, and only for the maneuver ahead.
+  /// Makes the prompt for the maneuver ahead that is due with the vehicle at `position`.
   private mutating func prompts(
     time: Double, position: Double, into events: inout [NavigationEvent]
   ) {
-    let m = currentStep
-    guard m >= 1, m <= lastStep, said[m] & Self.nowBit == 0 else { return }
-    let step = route.steps[m]
-    let limits = configuration.limits(for: step.transportType)
-    // The planned average only speaks for steps travelled the route's main way (a walk to the
-    // car park must not be timed at driving speed).
-    let planned = step.transportType == route.transportType ? 0.8 * plannedSpeed : 0
-    let v = max(speed, limits.minimumSpeed, planned)
-    let d = max(0, geometry.stepEnd[m] - position)
-    let margin = v * min(fixInterval, 2) * 0.5
-    // Far from the maneuver no tier can be due: skip building the sentences (most fixes).
-    if d > limits.prepareMaximum + v * 15 + margin { return }
-    // The arrival gets no "now" prompt: its own announcement replaces it.
-    let finalTier: Tier = m == lastStep ? .approach : .now
-    let then = thenInstructions(after: m, speed: v)
-
-    var tiers: [Tier] = [.prepare, .approach]
-    if finalTier == .now { tiers.append(.now) }
-    // A maneuver already said as the "then" of the previous prompt and right here (a 0 m
-    // step, a double turn) needs no prompt of its own: it would only come too late.
-    if said[m] & Self.mergedBit != 0 && d < 5 {
-      said[m] |= Self.prepareBit | Self.approachBit | Self.nowBit
-      return
-    }
-    for (n, tier) in tiers.enumerated() where said[m] & tier.bit == 0 {
-      let utterance = Utterance.maneuver(
-        instructions: step.instructions, distance: tier == .now ? nil : d,
-        then: tier == .prepare ? nil : then)
-      let lead = leadDistance(tier, speed: v, limits: limits, saying: utterance)
-      if d > lead + margin { break }
-      // An early prompt right after another one for the same maneuver adds nothing.
-      if tier != .now, let last = lastPrompt, last.step == m,
-        time - last.time < 1.5 * configuration.minimumGapSeconds
-      {
-        said[m] |= tier.bit
-        continue
-      }
-      if n + 1 < tiers.count {
-        let next = tiers[n + 1]
-        let nextLead = leadDistance(
-          next, speed: v, limits: limits,
-          saying: .maneuver(
-            instructions: step.instructions, distance: next == .now ? nil : d, then: then))
-        if d <= nextLead + v * configuration.minimumGapSeconds {
-          said[m] |= tier.bit
-          continue
-        }
-      }
-      for t in tiers[...n] { said[m] |= t.bit }
-      if then != nil, m + 1 <= lastStep {
-        said[m + 1] |= Self.prepareBit | Self.approachBit | Self.mergedBit
-      }
-      lastPrompt = (time, m)
-      announce(
-        utterance, kind: tier.kind, step: m, id: "s\(m).\(tier.kind.rawValue)", time: time,
-        distance: d, into: &events)
-      break
-    }
-  }
-
-  private func leadDistance(
-    _ tier: Tier, speed v: Double, limits: GuidanceConfiguration.ModeLimits,
-    saying utterance: Utterance
-  ) -> Double {
-    let speech = v * phrasing.speechDuration(for: utterance)
-    switch tier {
-    case .prepare:
-      return min(
-        limits.prepareMaximum, max(limits.prepareMinimum, v * configuration.prepareLeadSeconds))
-        + speech
-    case .approach:
-      return min(
-        limits.approachMaximum, max(limits.approachMinimum, v * configuration.approachLeadSeconds))
-        + speech
-    case .now:
-      return max(limits.nowMinimum, v * configuration.nowLeadSeconds) + speech
-    }
-  }
-
-  /// The next maneuver's instructions when it follows maneuver `m` too closely to get its own
-  /// early prompt.
-  private func thenInstructions(after m: Int, speed v: Double) -> String? {
-    guard m + 1 <= lastStep, route.steps[m].waypoint == nil else { return nil }
-    let gap = geometry.stepEnd[m + 1] - geometry.stepEnd[m]
-    let limits = configuration.limits(for: route.steps[m + 1].transportType)
-    let next = route.steps[m + 1]
-    guard !next.instructions.isEmpty,
-      gap <= max(v * configuration.thenMergeSeconds, limits.nowMinimum * 2)
-    else { return nil }
-    return next.instructions
+    guard
+      let p = scheduler.due(
+        step: currentStep, time: time, position: position, speed: speed,
+        fixInterval: fixInterval, uncertainty: lastAccuracy)
+    else { return }
+    announce(
+      p.utterance, kind: p.kind, step: p.step, id: p.id, time: time, distance: p.distance,
+      into: &events)
   }
 
   // MARK: - Output
@@ -731,7 +834,7 @@ public struct NavigationSession: Sendable {
       distanceRemaining: remaining,
       timeRemaining: route.expectedTravelTime * fraction,
       distanceAlong: distanceAlong,
-      onRoute: !offRoute,
+      onRoute: phase == .onRoute,
       raw: point,
       matched: geometry.coordinate(at: distanceAlong, hint: segmentHint),
       distanceFromRoute: lastLateral.isFinite ? lastLateral : 0,

@@ -20,12 +20,20 @@ public struct QualityScore: Sendable {
     public var reported: Double?
     /// Metres driven from leaving to the event.
     public var metres: Double?
+    /// Time of the first epoch ``QualityScore/deviationMinimum`` metres or more from the route.
+    public var far: Double = 0
     /// Seconds from leaving to the event.
     public var seconds: Double? { reported.map { $0 - left } }
+    /// Seconds from being ``QualityScore/deviationMinimum`` metres off to the event (negative
+    /// when reported before).
+    public var secondsAfterFar: Double? { reported.map { $0 - far } }
   }
 
   /// A truth stretch off the route counts as a deviation to report once it goes this far away.
   public static let deviationMinimum = 50.0
+  /// Seconds a final prompt must come before its maneuver: about a second to hear the end of
+  /// it and two to act, at any speed.
+  public static let finalLeadMinimum = 3.0
 
   public var name: String
   /// Whether the simulator's truth is known (the scenario has a recipe).
@@ -40,8 +48,13 @@ public struct QualityScore: Sendable {
   public var finalBefore: Int?
   /// Seconds from each maneuver's final prompt to reaching it (negative when late).
   public var leadTimes: [Double] = []
+  /// The same for maneuvers whose final prompt is their own, not the "then" part of the
+  /// previous maneuver's (a pair said as one unit is timed by its first maneuver).
+  public var ownLeadTimes: [Double] = []
   /// Maneuvers that got an earlier prompt besides the final one.
   public var withEarlier = 0
+  /// Whether the departure was announced.
+  public var departureAnnounced = false
   /// Prompts made more than once (the same id again).
   public var duplicates = 0
   /// Off-route events while the vehicle was on the route.
@@ -56,10 +69,18 @@ public struct QualityScore: Sendable {
   /// Readable notes on each failing maneuver or event, for tuning.
   public var notes: [String] = []
 
-  /// Final-prompt lead median, seconds.
-  public var leadMedian: Double? { median(leadTimes) }
+  /// Final-prompt lead median over maneuvers with a final prompt of their own, seconds.
+  public var leadMedian: Double? { median(ownLeadTimes) }
   /// Shortest final-prompt lead, seconds.
   public var leadMinimum: Double? { leadTimes.min() }
+  /// Maneuvers reached whose final prompt came less than ``finalLeadMinimum`` before them
+  /// (late ones included).
+  public var shortLeads: Int { leadTimes.filter { $0 < Self.finalLeadMinimum }.count }
+  /// Worst delay from being ``deviationMinimum`` metres off to the off-route event, seconds.
+  public var worstDelayAfterFar: Double? {
+    guard !departures.isEmpty else { return nil }
+    return departures.map { $0.secondsAfterFar ?? .infinity }.max()
+  }
   /// Worst off-route delay, seconds and metres.
   public var worstDelay: (seconds: Double, metres: Double)? {
     let reported = departures.compactMap { d in d.seconds.map { ($0, d.metres ?? 0) } }
@@ -98,6 +119,7 @@ extension QualityScore {
     for e in events {
       switch e.kind {
       case .announce(let a):
+        if a.kind == .depart { departureAnnounced = true }
         if !seen.insert(a.id).inserted {
           duplicates += 1
           notes.append("duplicate prompt \(a.id) at \(clock(e.time, events)) s")
@@ -110,13 +132,16 @@ extension QualityScore {
       }
     }
     func promptTimes(_ m: Int) -> [Double] {
+      promptList(m).map(\.time)
+    }
+    func promptList(_ m: Int) -> [(time: Double, a: Announcement)] {
       prompts.filter { p in
         if p.a.step == m && [.prepare, .approach, .now].contains(p.a.kind) { return true }
         guard p.a.step == m - 1, [.approach, .now].contains(p.a.kind),
           case .maneuver(_, _, let then) = p.a.utterance
         else { return false }
         return then != nil
-      }.map(\.time)
+      }
     }
     guard let drive else {
       for m in 1..<max(1, last) {
@@ -175,10 +200,15 @@ extension QualityScore {
       let detoured = stretches.contains {
         truth[$0.start].time > final && truth[$0.start].time < reached
       }
-      if !detoured { leadTimes.append(lead) }
+      if !detoured {
+        leadTimes.append(lead)
+        let own = promptList(m).last { $0.time == final }.map { $0.a.step == m } ?? true
+        if own { ownLeadTimes.append(lead) }
+      }
       if lead > 0 {
         before += 1
-      } else {
+      }
+      if lead < Self.finalLeadMinimum {
         notes.append(
           "maneuver \(m) (\(route.steps[m].instructions)): final prompt at \(rel(final)) s, "
             + "reached at \(rel(reached)) s")
@@ -193,6 +223,7 @@ extension QualityScore {
       let endTime = truth[st.end].time + 5
       let hit = offRoute.enumerated().first { $0.element >= left && $0.element <= endTime }
       var d = Departure(left: left, reported: hit?.element, metres: nil)
+      d.far = truth[st.start...st.end].first { $0.offset >= Self.deviationMinimum }?.time ?? left
       if let hit {
         explained.insert(hit.offset)
         var metres = 0.0
@@ -248,14 +279,21 @@ extension QualityScore {
 
   /// The quality bar of the scenario suite; returns what this drive misses of it.
   ///
-  /// Every maneuver's final prompt before the maneuver; a median final-prompt lead of 4–10 s on
-  /// driven routes; no duplicate prompt; no false off-route event with noise up to 15 m; every
-  /// departure reported within 5 s; arrival within 25 m; no skipped step.
+  /// The departure announced; every maneuver's final prompt at least ``finalLeadMinimum``
+  /// before the maneuver; a median final-prompt lead of 4–10 s on driven routes; no duplicate
+  /// prompt; no false off-route event with noise up to 15 m; every departure from the route
+  /// reported within 5 s; arrival within 25 m; no skipped step.
   public func violations() -> [String] {
     guard hasTruth else { return [] }
     var out: [String] = []
+    if !departureAnnounced { out.append("departure never announced") }
     if let f = finalBefore, f < maneuvers {
       out.append("final prompt before the maneuver: \(f) of \(maneuvers)")
+    }
+    if shortLeads > 0 {
+      out.append(
+        "\(shortLeads) final prompts under \(NMEAWriter.fixed(Self.finalLeadMinimum, 0)) s before "
+          + "the maneuver")
     }
     if driving, let m = leadMedian, !(4...10).contains(m) {
       out.append("median final-prompt lead \(NMEAWriter.fixed(m, 1)) s (bar 4–10 s)")
@@ -269,7 +307,12 @@ extension QualityScore {
         out.append("departure at \(NMEAWriter.fixed(d.left, 1)) never reported")
         continue
       }
-      if s > 5 { out.append("off-route after \(NMEAWriter.fixed(s, 1)) s (bar 5 s)") }
+      if let f = d.secondsAfterFar, f > 5 {
+        out.append(
+          "off-route \(NMEAWriter.fixed(f, 1)) s after being "
+            + "\(NMEAWriter.fixed(Self.deviationMinimum, 0)) m off (bar 5 s; \(NMEAWriter.fixed(s, 1)) s after leaving)"
+        )
+      }
     }
     if arrivalExpected {
       if let a = arrivalError {
@@ -302,8 +345,10 @@ extension Scenario {
 public enum QualityTable {
   /// Column headings.
   public static let headings = [
-    "scenario", "maneuvers", "final before %", "lead median s", "lead min s", "earlier %",
-    "duplicates", "false off-route", "off-route delay s", "off-route delay m", "arrival error m",
+    "scenario", "departed", "maneuvers", "final before %", "final < 3 s", "lead median s",
+    "lead min s", "earlier %",
+    "duplicates", "false off-route", "off-route delay s", "off-route delay m",
+    "delay after 50 m s", "arrival error m",
     "skipped steps",
   ]
 
@@ -319,11 +364,14 @@ public enum QualityTable {
     let delayS = delay.map { $0.seconds.isFinite ? f($0.seconds) : "missed" }
     let delayM = delay.map { $0.metres.isFinite ? f($0.metres, 0) : "missed" }
     return [
-      s.name, String(s.maneuvers), pct(s.finalBefore, s.maneuvers),
+      s.name, s.departureAnnounced ? "yes" : "no", String(s.maneuvers),
+      pct(s.finalBefore, s.maneuvers), s.hasTruth ? String(s.shortLeads) : na,
       s.hasTruth ? f(s.leadMedian) : na, s.hasTruth ? f(s.leadMinimum) : na,
       pct(s.withEarlier, s.maneuvers), String(s.duplicates),
       s.falseOffRoute.map(String.init) ?? na,
       s.hasTruth ? (delayS ?? "–") : na, s.hasTruth ? (delayM ?? "–") : na,
+      s.hasTruth
+        ? (s.worstDelayAfterFar.map { $0.isFinite ? f($0) : "missed" } ?? "–") : na,
       s.hasTruth ? (s.arrivalExpected ? f(s.arrivalError) : "–") : na,
       s.skippedSteps.map(String.init) ?? na,
     ]
@@ -333,10 +381,12 @@ public enum QualityTable {
   /// and minimum over all leads, the worst delay and arrival error.
   public static func total(_ scores: [QualityScore]) -> QualityScore {
     var t = QualityScore(name: "total", hasTruth: true, driving: false)
+    t.departureAnnounced = scores.allSatisfy(\.departureAnnounced)
     let known = scores.filter(\.hasTruth)
     t.maneuvers = known.reduce(0) { $0 + $1.maneuvers }
     t.finalBefore = known.reduce(0) { $0 + ($1.finalBefore ?? 0) }
     t.leadTimes = known.flatMap(\.leadTimes)
+    t.ownLeadTimes = known.flatMap(\.ownLeadTimes)
     t.withEarlier = known.reduce(0) { $0 + $1.withEarlier }
     t.duplicates = scores.reduce(0) { $0 + $1.duplicates }
     t.falseOffRoute = known.reduce(0) { $0 + ($1.falseOffRoute ?? 0) }
@@ -358,10 +408,15 @@ public enum QualityTable {
       "# Guidance quality", "",
       "Generated by `\(command)`; do not edit by hand.", "",
       "Figures per scenario of `Simulations/`, measured against the simulator's truth (the recipe is",
-      "re-run to know where the vehicle really was). \"final before %\": maneuvers whose last prompt came",
-      "before the vehicle reached the maneuver point; \"lead\": seconds from that prompt to the point;",
+      "re-run to know where the vehicle really was). \"departed\": whether the departure was",
+      "announced; \"final before %\": maneuvers whose last prompt came before the vehicle reached the",
+      "maneuver point; \"final < 3 s\": maneuvers whose last prompt came less than 3 s before it (the",
+      "bar is none); \"lead\": seconds from that prompt to the point (the median over maneuvers with a",
+      "final prompt of their own: one said only as the \"then\" of the previous maneuver's final prompt",
+      "is timed with it);",
       "\"earlier %\": maneuvers that also got an earlier prompt; \"off-route delay\": from the last epoch",
-      "on the route to the off-route event (worst departure), in seconds and metres driven; \"arrival",
+      "on the route to the off-route event (worst departure), in seconds and metres driven; \"delay",
+      "after 50 m\": from the first epoch 50 m off the route to the event (the bar: at most 5 s); \"arrival",
       "error\": metres from the true position to the route's end when arrival was announced. The",
       "total row sums counts, takes percentages and the lead median over all maneuvers, and the worst",
       "delay and arrival error.", "",

@@ -116,6 +116,27 @@ public struct Scenario: Sendable {
       else { throw ScenarioError("\(dir): stops are [at, seconds] pairs") }
       o.stops.append(Stop(at: at, duration: d))
     }
+    for c in r["canyons"]?.arrayValue ?? [] {
+      guard let a = c.arrayValue, a.count == 3, let f = a[0].doubleValue,
+        let t = a[1].doubleValue, let b = a[2].doubleValue
+      else { throw ScenarioError("\(dir): canyons are [from, to, bias] triples") }
+      o.canyons.append(Canyon(from: f, to: t, bias: b))
+    }
+    for g in r["gaps"]?.arrayValue ?? [] {
+      guard let a = g.arrayValue, a.count == 2, let at = a[0].doubleValue,
+        let d = a[1].doubleValue, d >= 0
+      else { throw ScenarioError("\(dir): gaps are [at, seconds] pairs") }
+      o.gaps.append(at...(at + d))
+    }
+    if let v = r["glitchEvery"]?.doubleValue { o.glitchEvery = v }
+    if let v = r["cornerCut"]?.doubleValue { o.cornerCut = v }
+    if let v = r["hdop"]?.doubleValue { o.hdop = v }
+    if let p = r["pullOut"]?.objectValue {
+      let d = PullOut()
+      o.pullOut = PullOut(
+        turn: p["turn"]?.doubleValue ?? d.turn, radius: p["radius"]?.doubleValue ?? d.radius,
+        speed: p["speed"]?.doubleValue ?? d.speed)
+    }
     if let d = r["deviation"]?.objectValue {
       o.deviation = Deviation(
         at: d["at"]?.doubleValue ?? 0, angle: d["angle"]?.doubleValue ?? 60,

@@ -103,6 +103,37 @@ public struct Stop: Sendable, Equatable {
   }
 }
 
+/// A street canyon: between `from` and `to` metres along the route, reflected signals put the
+/// receiver's positions `bias` metres beside the truth (positive: right of the direction of
+/// travel), the offset drifting slowly between about half and the full size, while the
+/// receiver's error estimate and HDOP show nothing of it.
+public struct Canyon: Sendable, Equatable {
+  public var from: Double
+  public var to: Double
+  public var bias: Double
+
+  public init(from: Double, to: Double, bias: Double) {
+    self.from = from
+    self.to = to
+    self.bias = bias
+  }
+}
+
+/// A start that pulls out of a car park or a driveway: the vehicle stands beside the route,
+/// then drives an arc of `turn` degrees (positive: turning right) and `radius` metres at
+/// `speed` m/s that ends on the route's start, tangent to it.
+public struct PullOut: Sendable, Equatable {
+  public var turn: Double
+  public var radius: Double
+  public var speed: Double
+
+  public init(turn: Double = 120, radius: Double = 12, speed: Double = 4) {
+    self.turn = turn
+    self.radius = radius
+    self.speed = speed
+  }
+}
+
 /// Settings of a simulated drive.
 ///
 /// The defaults reproduce the classic simulator that made scenarios 001–010: every step at its
@@ -140,6 +171,21 @@ public struct DriveOptions: Sendable, Equatable {
   public var dwell: Double = 5
   /// Stops along the way.
   public var stops: [Stop] = []
+  /// Street canyons: stretches with a slowly varying bias the receiver does not report.
+  public var canyons: [Canyon] = []
+  /// Mean seconds between single-fix glitches, jumps of 100–300 m that last one fix (0: none);
+  /// drawn from their own random stream.
+  public var glitchEvery: Double = 0
+  /// Gaps without a fix outside any tunnel: seconds after the first epoch, and how long.
+  public var gaps: [ClosedRange<Double>] = []
+  /// A start beside the route, pulling out onto it.
+  public var pullOut: PullOut?
+  /// Metres by which the vehicle cuts each corner of the route's polyline (0: it follows the
+  /// polyline), as on a route of junction points only whose real roads curve between them; at
+  /// most what the neighbouring segments leave room for. Cut corners count as on the route.
+  public var cornerCut: Double = 0
+  /// HDOP the receiver reports with every fix.
+  public var hdop = 0.9
 
   public init() {}
 

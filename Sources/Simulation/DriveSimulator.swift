@@ -2,6 +2,7 @@ public import Geodesy
 public import Routes
 
 import func Glibc.exp
+import func Glibc.sin
 import func Glibc.sqrt
 
 /// Where the vehicle really was at one epoch, next to what the receiver reported.
@@ -103,7 +104,7 @@ public enum DriveSimulator {
   /// Drives `route` with `options`; the same route, options and seed give the same drive.
   public static func drive(_ route: Route, options: DriveOptions = DriveOptions()) -> SimulatedDrive
   {
-    let path = Path(route: route)
+    let path = Path(route: route, cornerCut: options.cornerCut)
     var rng = RandomSource(seed: options.seed)
     let dt = 1 / min(10, max(1, options.hz))
     var truth: [TruthSample] = []
@@ -114,7 +115,9 @@ public enum DriveSimulator {
     let dropouts = options.dropouts + (options.tunnels ? tunnelStretches(route, path: path) : [])
 
     func record(_ pos: Coordinate, along: Double, offset: Double, speed: Double, course: Double) {
-      let dark = dropouts.contains { $0.contains(along) } && offset == 0
+      let dark =
+        (dropouts.contains { $0.contains(along) } && offset == 0)
+        || options.gaps.contains { $0.contains(t - options.start) }
       truth.append(
         TruthSample(
           time: t, position: pos, distanceAlong: along, offset: offset, speed: speed,
@@ -124,17 +127,30 @@ public enum DriveSimulator {
     func stand(_ seconds: Double) {
       var w = 0.0
       while w < seconds {
-        record(path.point(at: s), along: s, offset: 0, speed: 0, course: path.bearing(at: s))
+        record(path.drivenPoint(at: s), along: s, offset: 0, speed: 0, course: path.course(at: s))
         w += dt
       }
     }
 
-    // Settle at the start.
+    // Settle at the start, in the car park when pulling out of one, and drive onto the route.
     var k = 0.0
+    let arc = options.pullOut.map { pullOutArc($0, path: path, step: $0.speed * dt) } ?? []
     while k < options.settle {
-      record(path.point(at: 0), along: 0, offset: 0, speed: 0, course: path.bearing(at: 0))
+      if let first = arc.first {
+        record(
+          first.point, along: 0, offset: path.offset(of: first.point, near: 0), speed: 0,
+          course: first.course)
+      } else {
+        record(path.point(at: 0), along: 0, offset: 0, speed: 0, course: path.bearing(at: 0))
+      }
       k += dt
     }
+    for a in arc {
+      record(
+        a.point, along: 0, offset: path.offset(of: a.point, near: 0),
+        speed: options.pullOut?.speed ?? 0, course: a.course)
+    }
+    if let p = options.pullOut { v = p.speed }
     var deviation = options.deviation
     var mode = path.mode(at: 0)
     while s < path.length {
@@ -185,7 +201,7 @@ public enum DriveSimulator {
         v = max(limit, v - brake * dt)
       }
       s = min(path.length, s + v * dt)
-      record(path.point(at: s), along: s, offset: 0, speed: v, course: path.bearing(at: s))
+      record(path.drivenPoint(at: s), along: s, offset: 0, speed: v, course: path.course(at: s))
     }
     if s >= path.length {
       k = 0
@@ -201,6 +217,37 @@ public enum DriveSimulator {
     return SimulatedDrive(
       truth: truth, fixes: fixes, reportedSigma: classicSigma, sigmas: sigmas,
       dropouts: dropouts)
+  }
+
+  /// The positions and courses of a pull-out, one per epoch, from the car park up to (not
+  /// including) the route's start: worked backwards from the start, where the arc is tangent to
+  /// the route.
+  static func pullOutArc(_ p: PullOut, path: Path, step: Double) -> [(
+    point: Coordinate, course: Double
+  )] {
+    let radius = max(1, p.radius)
+    let length = radius * abs(p.turn) * .pi / 180
+    guard length > 0, step > 0 else { return [] }
+    let sign = p.turn >= 0 ? 1.0 : -1.0
+    var point = path.point(at: 0)
+    var heading = path.bearing(at: 0)
+    var out: [(point: Coordinate, course: Double)] = []
+    var u = 0.0
+    var next = step
+    // Walk back along the arc in half-metre steps, keeping a sample every `step` metres.
+    let ds = 0.5
+    while u < length {
+      let d = min(ds, length - u)
+      let mid = heading - sign * (d / 2) / radius * 180 / .pi
+      point = point.destination(distance: d, bearing: normalizedBearing(mid + 180))
+      heading -= sign * d / radius * 180 / .pi
+      u += d
+      if u >= next - 1e-9 {
+        out.append((point, normalizedBearing(heading)))
+        next += step
+      }
+    }
+    return out.reversed()
   }
 
   static func defaultSpeed(_ mode: TransportType) -> Double {
@@ -257,6 +304,9 @@ struct Path {
   let turns: [(at: Double, angle: Double)]
   /// Distance along the route where each step ends, and the step's transport type.
   let stepEnds: [(at: Double, mode: TransportType)]
+  /// Corners the vehicle cuts: the vertex's distance along the route and how far before and
+  /// after it the cut runs, metres.
+  let cuts: [(at: Double, half: Double)]
 
   var length: Double { cumulative[cumulative.count - 1] }
 
@@ -266,7 +316,7 @@ struct Path {
     return stepEnds.last?.mode ?? .automobile
   }
 
-  init(route: Route) {
+  init(route: Route, cornerCut: Double = 0) {
     var pts: [Coordinate] = []
     var ends: [Int] = []
     for (i, step) in route.steps.enumerated() {
@@ -291,6 +341,60 @@ struct Path {
     }
     self.turns = turns
     stepEnds = zip(ends, route.steps).map { (cum[$0.0], $0.1.transportType) }
+    var cuts: [(Double, Double)] = []
+    if cornerCut > 0 {
+      // A corner of deflection Δ cut along a parabola from `half` before the vertex to `half`
+      // after it stays off the polyline by about half·sin(Δ)/4 (Δ ≤ 90°) or half·sin(Δ/2)/2;
+      // each cut takes at most 45 % of its two segments, so cuts never overlap.
+      for i in 1..<max(1, pts.count - 1) {
+        let a = pts[i - 1].bearing(to: pts[i])
+        let b = pts[i].bearing(to: pts[i + 1])
+        let angle = bearingDifference(a, b)
+        guard angle >= 30, angle <= 150 else { continue }
+        let radians = angle * .pi / 180
+        let wanted =
+          angle <= 90 ? 4 * cornerCut / sin(radians) : 2 * cornerCut / sin(radians / 2)
+        let room = 0.45 * min(cum[i] - cum[i - 1], cum[i + 1] - cum[i])
+        cuts.append((cum[i], min(wanted, room)))
+      }
+    }
+    self.cuts = cuts
+  }
+
+  /// Where the vehicle is at `s` metres along the route: on the polyline, or on the curve
+  /// that cuts a corner.
+  func drivenPoint(at s: Double) -> Coordinate {
+    guard let c = cut(at: s) else { return point(at: s) }
+    let a = point(at: c.at - c.half)
+    let v = point(at: c.at)
+    let b = point(at: c.at + c.half)
+    let u = (s - (c.at - c.half)) / (2 * c.half)
+    let wa = (1 - u) * (1 - u)
+    let wv = 2 * u * (1 - u)
+    let wb = u * u
+    return Coordinate(
+      latitude: wa * a.latitude + wv * v.latitude + wb * b.latitude,
+      longitude: wa * a.longitude + wv * v.longitude + wb * b.longitude)
+  }
+
+  /// The vehicle's course at `s`: the polyline's bearing, or the cut's.
+  func course(at s: Double) -> Double {
+    guard cut(at: s) != nil else { return bearing(at: s) }
+    return drivenPoint(at: s - 0.5).bearing(to: drivenPoint(at: s + 0.5))
+  }
+
+  private func cut(at s: Double) -> (at: Double, half: Double)? {
+    guard !cuts.isEmpty else { return nil }
+    var lo = 0
+    var hi = cuts.count
+    while lo < hi {
+      let mid = (lo + hi) / 2
+      if cuts[mid].at + cuts[mid].half < s { lo = mid + 1 } else { hi = mid }
+    }
+    guard lo < cuts.count, cuts[lo].half > 0, abs(s - cuts[lo].at) < cuts[lo].half else {
+      return nil
+    }
+    return cuts[lo]
   }
 
   func index(at s: Double) -> Int {

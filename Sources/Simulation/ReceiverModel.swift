@@ -19,6 +19,10 @@ enum ReceiverModel {
     let sigma = options.noise / 2.0.squareRoot()
     let classicSigma = max(0.5, sigma)
     var multipathRNG = RandomSource(seed: options.seed ^ 0x6D75_6C74_6970_6174)
+    var canyonRNG = RandomSource(seed: options.seed ^ 0x6361_6E79_6F6E)
+    var glitchRNG = RandomSource(seed: options.seed ^ 0x676C_6974_6368)
+    // The canyon bias drifts between half and the full size: a Gauss–Markov process of its own.
+    var drift = 0.0
     var jumpLeft = 0.0
     var jump = (east: 0.0, north: 0.0)
     var ex = 0.0
@@ -54,6 +58,26 @@ enum ReceiverModel {
         }
         if jumpLeft <= 0 { jump = (0, 0) }
       }
+      var canyonBias = 0.0
+      if !options.canyons.isEmpty {
+        let r = exp(-dt / canyonCorrelation)
+        drift = r * drift + (1 - r * r).squareRoot() * canyonRNG.gaussian()
+        if let c = options.canyons.first(where: {
+          $0.from <= sample.distanceAlong && sample.distanceAlong <= $0.to
+        }) {
+          // Reflections come and go over a few tens of metres at the canyon's ends.
+          let ramp = min(
+            1, (sample.distanceAlong - c.from) / canyonRamp,
+            (c.to - sample.distanceAlong) / canyonRamp)
+          canyonBias = c.bias * max(0, ramp) * (0.725 + 0.275 * max(-1, min(1, drift)))
+        }
+      }
+      var glitch = 0.0
+      var glitchBearing = 0.0
+      if options.glitchEvery > 0, sample.hasFix, glitchRNG.uniform() < dt / options.glitchEvery {
+        glitch = 100 + 200 * glitchRNG.uniform()
+        glitchBearing = 360 * glitchRNG.uniform()
+      }
       guard sample.hasFix else {
         fixes.append(.noFix(time: sample.time))
         sigmas.append(classicSigma)
@@ -63,6 +87,10 @@ enum ReceiverModel {
       if sigma > 0 {
         p = p.destination(distance: ey, bearing: 0).destination(distance: ex, bearing: 90)
       }
+      if canyonBias != 0 {
+        p = p.destination(distance: canyonBias, bearing: normalizedBearing(sample.course + 90))
+      }
+      if glitch > 0 { p = p.destination(distance: glitch, bearing: glitchBearing) }
       let jumpSize = (jump.east * jump.east + jump.north * jump.north).squareRoot()
       if jumpSize > 0 {
         p = p.destination(distance: jump.north, bearing: 0).destination(
@@ -86,7 +114,7 @@ enum ReceiverModel {
           time: sample.time, coordinate: p, speed: speed, course: course,
           horizontalAccuracy: jumpSize > 0
             ? max(0.7, options.noise, reported * 2.0.squareRoot()) : max(0.7, options.noise),
-          hdop: 0.9, altitude: 450, satellites: 9, quality: .gps))
+          hdop: options.hdop, altitude: 450, satellites: 9, quality: .gps))
       sigmas.append(jumpSize > 0 ? reported : classicSigma)
     }
     return (fixes, sigmas)
@@ -108,6 +136,11 @@ enum ReceiverModel {
     return (speed, normalizedBearing(sample.course + spread * rng.gaussian()))
   }
 }
+
+/// Correlation time of a canyon's bias drift, seconds: the satellites that reflect change slowly.
+private let canyonCorrelation = 30.0
+/// Metres over which a canyon's bias grows at its start and fades at its end.
+private let canyonRamp = 40.0
 
 func sinDegrees(_ d: Double) -> Double { sin(d * .pi / 180) }
 func cosDegrees(_ d: Double) -> Double { cos(d * .pi / 180) }

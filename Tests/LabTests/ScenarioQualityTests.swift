@@ -57,6 +57,12 @@ import Testing
     need("English", all.contains { $0.language == .en })
     need("Korean", all.contains { $0.language == .ko })
     need("imperial", all.contains { $0.units == .imperial })
+    need("street canyon", recipes.contains { !$0.canyons.isEmpty })
+    need("HDOP only", all.contains { $0.recipe != nil && !$0.sentences.contains(.gst) })
+    need("glitches", recipes.contains { $0.glitchEvery > 0 })
+    need("gaps outside tunnels", recipes.contains { !$0.gaps.isEmpty })
+    need("car-park start", recipes.contains { $0.pullOut != nil })
+    need("coarse geometry", recipes.contains { $0.cornerCut > 0 })
     #expect(missing.isEmpty, "missing: \(missing)")
     // Every scenario has a README line with attribution.
     for s in all {
@@ -154,7 +160,9 @@ import Testing
       name: "real", route: Self.route.routes[0], events: events, truth: nil, options: nil)
     #expect(!s.hasTruth && s.finalBefore == nil && s.falseOffRoute == nil && s.skippedSteps == nil)
     let row = QualityTable.row(s)
-    #expect(row.filter { $0 == "n/a" }.count == 8, "\(row)")
+    // Every figure that needs the truth: final before %, final < 3 s, both leads, false
+    // off-route, both off-route delays, the delay after 50 m, arrival error, skipped steps.
+    #expect(row.filter { $0 == "n/a" }.count == 10, "\(row)")
     let text = QualityTable.text([s]).joined(separator: "\n")
     #expect(text.contains("cannot be known"))
     #expect(s.violations().isEmpty)

@@ -49,8 +49,6 @@ public struct Engine {
   #endif
   /// The document of a cancelled session, for a later `select`.
   private var lastDocument: RouteDocument?
-  /// The newest valid fix's time: GPS loss is due `gpsLostAfter` seconds after it.
-  private var lastValidFixTime: Double?
   /// The events of a batch of fixes, kept to reuse its storage.
   private var batch: [NavigationEvent] = []
 
@@ -80,28 +78,17 @@ public struct Engine {
   }
 
   /// When a live engine next needs a `.tick` (monotonic seconds, on the engine's clock), or
-  /// `nil` when no silence can change anything.
-  ///
-  /// - Before the first fix, after arrival, without a session: never.
-  /// - While the vehicle was moving when its last fix came (departed, on the route, at least
-  ///   `trustCourseAbove`), for up to the session's 300 s of dead reckoning: every `interval`
-  ///   seconds, so prompts stay on time between fixes and in a tunnel (as the old periodic
-  ///   ticker did).
-  /// - Otherwise, until the loss is reported: once, when the fix clock reaches the last
-  ///   valid fix time plus `gpsLostAfter`.
+  /// `nil` when no silence can change anything: the session says when
+  /// (``NavigationSession/nextSilenceCheck(now:)``), the engine maps it to its clock, ticking
+  /// every `interval` seconds while dead reckoning needs it.
   public func nextTick(interval: Double) -> Double? {
-    guard let s = session, s.started, !s.arrived, let a = anchor, let last = lastValidFixTime
-    else { return nil }
-    let lostAt = last + s.configuration.gpsLostAfter
+    guard let s = session, let a = anchor else { return nil }
     let now = clock.now()
     let fixNow = a.fixTime + max(0, now - a.monotonic)
-    if let snapshot = s.snapshot, !s.offRoute, snapshot.speed >= s.configuration.trustCourseAbove,
-      fixNow < last + NavigationSession.deadReckoningLimit
-    {
-      return s.gpsLost ? now + interval : min(now + interval, a.monotonic + (lostAt - a.fixTime))
-    }
-    guard !s.gpsLost else { return nil }
-    return a.monotonic + (lostAt - a.fixTime)
+    guard let check = s.nextSilenceCheck(now: fixNow) else { return nil }
+    let loss = check.lossDue.map { a.monotonic + ($0 - a.fixTime) }
+    if check.periodic { return min(now + interval, loss ?? .infinity) }
+    return loss
   }
 
   /// Handles one input, synchronously.
@@ -110,7 +97,6 @@ public struct Engine {
     switch input {
     case .fix(let fix):
       advanceAnchor(to: fix.time)
-      noteValidFix(fix)
       if session != nil { publish(session?.ingest(fix) ?? []) }
     case .fixes(let fixes):
       var list = batch
@@ -119,7 +105,6 @@ public struct Engine {
       var newest = -Double.infinity
       for fix in fixes {
         newest = max(newest, fix.time)
-        noteValidFix(fix)
         if let out = session?.ingest(fix) { list.append(contentsOf: out) }
       }
       if !fixes.isEmpty { advanceAnchor(to: newest) }
@@ -172,13 +157,6 @@ public struct Engine {
   /// Moves the fix clock to `time` when it is the newest fix time so far.
   private mutating func advanceAnchor(to time: Double) {
     if anchor == nil || time >= (anchor?.fixTime ?? 0) { anchor = (time, clock.now()) }
-  }
-
-  /// Remembers the newest valid fix's time (GPS loss is due `gpsLostAfter` after it).
-  private mutating func noteValidFix(_ fix: Fix) {
-    if fix.isValid, fix.coordinate != nil {
-      lastValidFixTime = max(lastValidFixTime ?? fix.time, fix.time)
-    }
   }
 
   private func build(_ document: RouteDocument, _ index: Int) throws -> NavigationSession {

@@ -16,6 +16,10 @@ public struct StateStore: Sendable {
   /// Format marker and version, so a foreign or future file is recognised.
   public static let format = "stepwise-state"
   public static let version = 1.0
+  /// Version of the progress file. 2: the session's phase (`"joining"`, `"onRoute"`,
+  /// `"offRoute"`, `"arrived"`) replaces the `offRoute` and `arrived` booleans of 1; `said` holds each step's
+  /// ``PromptFlags`` raw value in both. Files of version 1 still load.
+  public static let progressVersion = 2.0
 
   public let directory: String
   public var routePath: String { directory + "/route.json" }
@@ -90,14 +94,13 @@ public struct StateStore: Sendable {
   public func saveProgress(_ snapshot: NavigationSession.Snapshot, fingerprint: String) throws {
     var p = JSONObject()
     p.append("format", .string(Self.format))
-    p.append("version", .number(Self.version))
+    p.append("version", .number(Self.progressVersion))
     p.append("route", .string(fingerprint))
     p.append("routeIndex", .number(Double(snapshot.routeIndex)))
     p.append("distanceAlong", .number(snapshot.distanceAlong))
     p.append("currentStep", .number(Double(snapshot.currentStep)))
-    p.append("said", .array(snapshot.said.map { .number(Double($0)) }))
-    p.append("offRoute", .bool(snapshot.offRoute))
-    p.append("arrived", .bool(snapshot.arrived))
+    p.append("said", .array(snapshot.said.map { .number(Double($0.rawValue)) }))
+    p.append("phase", .string(snapshot.phase.rawValue))
     if let t = snapshot.lastFixTime { p.append("lastFixTime", .number(t)) }
     p.append("speed", .number(snapshot.speed))
     if let t = snapshot.lastPromptTime, let s = snapshot.lastPromptStep {
@@ -128,7 +131,9 @@ public struct StateStore: Sendable {
     }
   }
 
-  private func object(_ path: String, limit: Int) -> Result<JSONObject, LoadProblem> {
+  private func object(_ path: String, limit: Int, versions: Set<Double> = [Self.version])
+    -> Result<JSONObject, LoadProblem>
+  {
     let bytes: [UInt8]
     do {
       bytes = try readWholeFile(path, limit: limit)
@@ -140,8 +145,12 @@ public struct StateStore: Sendable {
     guard let value = try? JSONParser.parse(bytes), case .object(let o) = value else {
       return .failure(.corrupt("\(path): not a JSON object, or truncated"))
     }
-    guard o["format"]?.stringValue == Self.format, o["version"]?.doubleValue == Self.version
-    else { return .failure(.corrupt("\(path): not a Stepwise state file of version 1")) }
+    guard o["format"]?.stringValue == Self.format,
+      let version = o["version"]?.doubleValue, versions.contains(version)
+    else {
+      let known = versions.sorted().map { String(Int($0)) }.joined(separator: " or ")
+      return .failure(.corrupt("\(path): not a Stepwise state file of version \(known)"))
+    }
     return .success(o)
   }
 
@@ -192,7 +201,7 @@ public struct StateStore: Sendable {
     guard document.routes.indices.contains(saved.routeIndex) else {
       return (.failure(.corrupt("route.json: route index out of range")), nil)
     }
-    switch object(progressPath, limit: 16 << 20) {
+    switch object(progressPath, limit: 16 << 20, versions: [Self.version, Self.progressVersion]) {
     case .failure(.missing): return (.success(saved), nil)
     case .failure(let p): return (.success(saved), p)
     case .success(let p):
@@ -202,14 +211,26 @@ public struct StateStore: Sendable {
         let said = p["said"]?.arrayValue, step >= 0, step < 1e9
       else { return (.success(saved), .corrupt("progress.json does not belong to route.json")) }
       let flags = said.compactMap { $0.doubleValue }.map {
-        UInt8(clamping: Int(max(0, min(255, $0))))
+        PromptFlags(rawValue: UInt8(clamping: Int(max(0, min(255, $0)))))
       }
       guard flags.count == said.count else {
         return (.success(saved), .corrupt("progress.json: bad prompt flags"))
       }
+      let phase: GuidancePhase
+      if p["version"]?.doubleValue == Self.version {
+        // Version 1: two booleans; arrived wins, neither is on the route.
+        phase =
+          p["arrived"]?.boolValue == true
+          ? .arrived : p["offRoute"]?.boolValue == true ? .offRoute : .onRoute
+      } else {
+        guard let name = p["phase"]?.stringValue, let v = GuidancePhase(rawValue: name),
+          v.departed
+        else { return (.success(saved), .corrupt("progress.json: bad phase")) }
+        phase = v
+      }
       saved.snapshot = NavigationSession.Snapshot(
         routeIndex: saved.routeIndex, distanceAlong: s, currentStep: Int(step), said: flags,
-        offRoute: p["offRoute"]?.boolValue ?? false, arrived: p["arrived"]?.boolValue ?? false,
+        phase: phase,
         lastFixTime: p["lastFixTime"]?.doubleValue, speed: p["speed"]?.doubleValue ?? 0,
         lastPromptTime: p["lastPromptTime"]?.doubleValue,
         lastPromptStep: p["lastPromptStep"]?.doubleValue.map { Int(max(0, min(1e9, $0))) },

@@ -1,0 +1,84 @@
+/// The evidence for leaving the route and for coming back to it, fix by fix.
+///
+/// A departure needs `offRouteFixes` consecutive fixes beyond the off-route distance lasting
+/// `offRouteSeconds`, or `wrongWayFixes` consecutive fixes close to the line but moving against
+/// it. A return needs `onRouteFixes` consecutive fixes well inside the distance (hysteresis), so
+/// the state cannot flap. The detector decides; the session matches and speaks.
+struct OffRouteDetector: Sendable {
+  let configuration: GuidanceConfiguration
+  /// Departures from the route so far; they number the `offroute` prompt ids.
+  private(set) var count = 0
+  /// Metres along the route where the vehicle left it: the rejoin search starts there.
+  var anchor = 0.0
+  /// Metres the vehicle may have travelled since leaving (bounds the rejoin search).
+  var travel = 0.0
+  private var evidence = 0
+  private var since: Double?
+  private var wrongWay = 0
+  private var returning = 0
+  private var lastWarning: Double?
+
+  init(configuration: GuidanceConfiguration, count: Int = 0) {
+    self.configuration = configuration
+    self.count = count
+  }
+
+  /// While the signal is gone, evidence for leaving the route is put on hold.
+  mutating func suspend() {
+    evidence = 0
+    since = nil
+    wrongWay = 0
+  }
+
+  /// Weighs one fix on the route; returns whether the vehicle has now left it.
+  ///
+  /// - Parameters:
+  ///   - away: the fix is beyond the off-route distance.
+  ///   - wrongWay: the fix is close but its course is against the route.
+  ///   - holding: the fix says nothing either way (standing, dead-reckoned position).
+  mutating func observe(away: Bool, wrongWay against: Bool, holding: Bool, time: Double) -> Bool {
+    if away && !holding {
+      evidence += 1
+      if since == nil { since = time }
+    } else if !away {
+      evidence = 0
+      since = nil
+    }
+    if against {
+      wrongWay += 1
+    } else if !holding {
+      wrongWay = 0
+    }
+    let enough =
+      evidence >= configuration.offRouteFixes
+      && time - (since ?? time) >= configuration.offRouteSeconds
+    return enough || wrongWay >= configuration.wrongWayFixes
+  }
+
+  /// Records a departure at `time`, the vehicle last matched at `distanceAlong`; returns
+  /// whether it should be spoken (warnings are spaced by `offRouteAnnouncementInterval`).
+  mutating func leave(time: Double, distanceAlong: Double, travelledSince: Double) -> Bool {
+    count += 1
+    anchor = distanceAlong
+    travel = travelledSince
+    returning = 0
+    suspend()
+    if let last = lastWarning, time - last < configuration.offRouteAnnouncementInterval {
+      return false
+    }
+    lastWarning = time
+    return true
+  }
+
+  /// Weighs one fix off the route; returns whether the vehicle is back on it.
+  mutating func observeReturn(close: Bool) -> Bool {
+    guard close else {
+      returning = 0
+      return false
+    }
+    returning += 1
+    guard returning >= configuration.onRouteFixes else { return false }
+    returning = 0
+    return true
+  }
+}

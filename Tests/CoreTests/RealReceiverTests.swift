@@ -1,0 +1,183 @@
+import Geodesy
+import Guidance
+import Phrasebook
+import Routes
+import Simulation
+import TestSupport
+import Testing
+
+/// Guidance against the errors of real receivers and real route geometry, each on its own:
+/// a car-park start, street-canyon bias that the accuracy does not show, single-fix glitches,
+/// corners cut on a route of junction points, and maneuvers close together. The scenario
+/// suite (033–044) has them at length and combined; these pin each rule down.
+@Suite struct RealReceiverTests {
+  /// Out 600 m east, a U-turn, back 600 m: the way back lies on the way out.
+  static let outAndBack = makeRoute(legs: [
+    (90, 600, "Make a U-turn."), (270, 600, "Your destination is ahead."),
+  ])
+  /// Three legs of junction points only (no shape points between the turns).
+  static let coarse = makeRoute(
+    legs: [
+      (0, 500, "Turn right onto A Street."), (90, 500, "Turn left onto B Street."),
+      (0, 500, "Your destination is ahead."),
+    ], spacing: 10_000)
+
+  static func drive(_ doc: RouteDocument, _ options: DriveOptions) -> SimulatedDrive {
+    DriveSimulator.drive(doc.routes[0], options: options)
+  }
+
+  static func town(seed: UInt64, noise: Double = 4) -> DriveOptions {
+    var o = DriveOptions()
+    o.profile = .town
+    o.noise = noise
+    o.seed = seed
+    return o
+  }
+
+  /// The fixes as a receiver without an error estimate reports them: HDOP only.
+  static func hdopOnly(_ fixes: [Fix]) -> [Fix] {
+    fixes.map { f in
+      var g = f
+      g.horizontalAccuracy = nil
+      return g
+    }
+  }
+
+  @Test func aUTurnOutOfAParkingSpaceDepartsOnTheWayOut() throws {
+    for seed: UInt64 in 1...4 {
+      var o = Self.town(seed: seed)
+      o.settle = 0
+      o.pullOut = PullOut(turn: 180, radius: 8, speed: 6)
+      let d = Self.drive(Self.outAndBack, o)
+      // The first course points back along the way home, where the route also runs.
+      let first = try #require(d.fixes.first?.course)
+      #expect(bearingDifference(first, 270) < 40, "seed \(seed)")
+      let events = try runSession(Self.outAndBack, fixes: d.fixes)
+      let said = events.compactMap(\.announcement).map(\.id)
+      #expect(said.first == "r0.depart", "seed \(seed): \(said)")
+      #expect(events.compactMap(\.stepIndex) == [1, 2], "seed \(seed)")
+      #expect(!events.contains { $0.isOffRoute }, "seed \(seed)")
+      #expect(said.contains("r0.s1.now") && said.last == "r0.arrive", "seed \(seed): \(said)")
+    }
+  }
+
+  @Test func aStartBesideTheRouteIsHeadingToItNotOffIt() throws {
+    let doc = Self.coarse
+    var session = try NavigationSession(document: doc, phrasing: Phrasebook())
+    // 60 m west of the start, standing, then driving east onto it.
+    let start = doc.routes[0].steps[0].polyline[0]
+    var events: [NavigationEvent] = []
+    for i in 0..<12 {
+      let p = start.destination(distance: max(0, 60 - 6 * Double(i)), bearing: 270)
+      events += session.ingest(
+        Fix(time: 100 + Double(i), coordinate: p, speed: i < 2 ? 0 : 6, course: 90))
+      if i == 0 { #expect(session.phase == .joining) }
+    }
+    #expect(events.compactMap(\.announcement).first?.kind == .depart)
+    #expect(!events.contains { $0.isOffRoute })
+    #expect(session.phase == .onRoute)
+  }
+
+  @Test func aSteadyCanyonBiasIsNeitherOffRouteNorStuck() throws {
+    for seed: UInt64 in 1...4 {
+      var o = Self.town(seed: seed, noise: 3)
+      o.hdop = 1.0
+      o.canyons = [Canyon(from: -40, to: 1400, bias: seed % 2 == 0 ? 30 : -30)]
+      let d = Self.drive(Self.coarse, o)
+      let events = try runSession(Self.coarse, fixes: Self.hdopOnly(d.fixes))
+      #expect(!events.contains { $0.isOffRoute }, "seed \(seed)")
+      #expect(events.compactMap(\.stepIndex) == [1, 2, 3], "seed \(seed)")
+      // Progress keeps up with the vehicle: never more than 60 m behind the truth.
+      for e in events {
+        guard case .progress(let p) = e.kind, p.distanceAlong > 50,
+          let truth = d.truth.first(where: { $0.time >= e.time })
+        else { continue }
+        #expect(truth.distanceAlong - p.distanceAlong < 60, "seed \(seed) at \(e.time)")
+      }
+    }
+  }
+
+  @Test func aWrongTurnInACanyonIsStillReported() throws {
+    for seed: UInt64 in 1...4 {
+      var o = Self.town(seed: seed, noise: 3)
+      o.hdop = 1.0
+      o.canyons = [Canyon(from: -40, to: 1400, bias: 25)]
+      // Left where the route turns right, 300 m, no return.
+      o.deviation = Deviation(at: 500, angle: -90, length: 300, rejoin: false)
+      let d = Self.drive(Self.coarse, o)
+      let events = try runSession(Self.coarse, fixes: Self.hdopOnly(d.fixes))
+      let far = try #require(d.truth.first { $0.offset >= 50 }?.time)
+      let reported = try #require(events.first { $0.isOffRoute }?.time, "seed \(seed)")
+      #expect(reported - far <= 5, "seed \(seed): \(reported - far) s after 50 m off")
+    }
+  }
+
+  @Test func cornersCutOnJunctionPointGeometryAreOnTheRoute() throws {
+    for seed: UInt64 in 1...4 {
+      var o = Self.town(seed: seed)
+      o.cornerCut = 28
+      let d = Self.drive(Self.coarse, o)
+      #expect(d.truth.contains { $0.offset == 0 })
+      let events = try runSession(Self.coarse, fixes: d.fixes)
+      #expect(!events.contains { $0.isOffRoute }, "seed \(seed)")
+      #expect(events.compactMap(\.stepIndex) == [1, 2, 3], "seed \(seed)")
+    }
+  }
+
+  @Test func aMissedTurnOnJunctionPointGeometryIsStillReported() throws {
+    var o = Self.town(seed: 3)
+    o.cornerCut = 28
+    // Straight on where the route turns right, from before the corner would be cut.
+    o.deviation = Deviation(at: 380, angle: 0, length: 400, rejoin: false)
+    let d = Self.drive(Self.coarse, o)
+    let events = try runSession(Self.coarse, fixes: d.fixes)
+    let far = try #require(d.truth.first { $0.offset >= 50 }?.time)
+    let reported = try #require(events.first { $0.isOffRoute }?.time)
+    #expect(reported - far <= 5, "\(reported - far) s after 50 m off")
+  }
+
+  @Test func singleFixGlitchesAreDiscardedAndCounted() throws {
+    var o = Self.town(seed: 7)
+    o.glitchEvery = 20
+    let d = Self.drive(Self.coarse, o)
+    let glitches = zip(d.fixes, d.truth).filter { f, t in
+      (f.coordinate?.distance(to: t.position) ?? 0) > 90
+    }.count
+    #expect(glitches >= 3)
+    var session = try NavigationSession(document: Self.coarse, phrasing: Phrasebook())
+    var events: [NavigationEvent] = []
+    for f in d.fixes { events += session.ingest(f) }
+    #expect(session.discardedFixes == glitches)
+    #expect(!events.contains { $0.isOffRoute })
+    // The arrival is measured from a real fix, not from a glitch.
+    let arrival = try #require(
+      events.lazy.compactMap { e -> Double? in
+        if case .arrived(let m) = e.kind { return m }
+        return nil
+      }.first)
+    #expect(arrival < 25)
+  }
+
+  @Test func aTurnTenMetresAfterAnotherIsSaidWithItInTime() throws {
+    // Right, then 10 m later left: no room for a final prompt of its own.
+    let doc = makeRoute(legs: [
+      (0, 400, "Turn right onto A Street."), (90, 10, "Turn left onto B Street."),
+      (0, 400, "Your destination is ahead."),
+    ])
+    var o = Self.town(seed: 5, noise: 0)
+    o.profile = .town
+    let d = Self.drive(doc, o)
+    let events = try runSession(doc, fixes: d.fixes)
+    let prompts = events.compactMap { e in e.announcement.map { (e.time, $0) } }
+    // Maneuver 2 is announced only as the "then" of maneuver 1's final prompt.
+    #expect(!prompts.contains { $0.1.id == "r0.s2.now" })
+    let final = try #require(prompts.last { $0.1.id == "r0.s1.now" })
+    guard case .maneuver(_, _, let then) = final.1.utterance else {
+      Issue.record("not a maneuver prompt")
+      return
+    }
+    #expect(then == "Turn left onto B Street.")
+    let reached = try #require(d.truth.first { $0.distanceAlong >= 410 }?.time)
+    #expect(reached - final.0 >= 3)
+  }
+}
