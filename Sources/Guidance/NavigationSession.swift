@@ -699,9 +699,14 @@ public struct NavigationSession: Sendable {
       sigmaAlong: .infinity)
     let best = matcher.match(query, hint: segmentHint)
     lastLateral = best?.lateral ?? .infinity
+    noteLateral(lastLateral, time: fix.time)
+    // Back well inside the off-route distance, or inside it at a steady offset along the
+    // route (a canyon's bias does not end with the detour).
     let close =
       best.map {
-        $0.lateral <= threshold * cf.onRouteHysteresis
+        ($0.lateral <= threshold * cf.onRouteHysteresis
+          || ($0.lateral <= threshold
+            && isBias(lateral: $0.lateral, course: course, match: $0, time: fix.time)))
           && ($0.headingError ?? 0) < cf.rejoinHeadingDegrees
       } ?? false
     guard detector.observeReturn(close: close), let c = best else { return }
