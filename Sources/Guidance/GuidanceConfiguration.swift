@@ -33,8 +33,10 @@ public struct GuidanceConfiguration: Sendable, Equatable {
   public var defaultAccuracy = 8.0
   /// Metres of accuracy per unit of HDOP when only HDOP is known (user range error, 68 %).
   public var hdopToMetres = 4.0
-  /// Two maneuvers closer than this many seconds (at the current speed) are said together.
+  /// Two maneuvers closer than this many seconds (at the current speed), or than
+  /// `thenMergeNowMinimums` final-prompt distances of the mode, are said together.
   public var thenMergeSeconds = 12.0
+  public var thenMergeNowMinimums = 2.0
   /// Seconds of reaction time before the maneuver that the final prompt must leave, on top of
   /// the time it takes to say it.
   public var nowLeadSeconds = 3.5
@@ -61,6 +63,11 @@ public struct GuidanceConfiguration: Sendable, Equatable {
   public var windowAheadFactor = 1.5
   public var windowAheadMargin = 20.0
   public var windowAccuracyAhead = 3.0
+  /// Speed (m/s) the search windows assume at least: a creeping or standing vehicle still
+  /// moves at walking pace between fixes, as far as the window is concerned.
+  public var windowMinimumSpeed = 2.0
+  /// Speed (m/s) at least credited to a vehicle off the route for how far it may have gone.
+  public var offRouteMinimumSpeed = 1.0
   /// After a restart the vehicle may have driven on meanwhile: the window reaches this far
   /// behind (plus twice the accuracy), and ahead at least motorway speed (40 m/s) times the gap
   /// plus 200 m.

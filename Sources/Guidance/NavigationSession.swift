@@ -599,7 +599,7 @@ public struct NavigationSession: Sendable {
 
   private func window(dt: Double, accuracy: Double) -> (back: Double, ahead: Double) {
     let c = configuration
-    let v = max(speed, 2)
+    let v = max(speed, c.windowMinimumSpeed)
     let ahead =
       v * max(dt, 1) * c.windowAheadFactor + c.windowAheadMargin + c.windowAccuracyAhead * accuracy
     // After a restart the vehicle may have gone on at up to motorway speed meanwhile.
@@ -672,7 +672,8 @@ public struct NavigationSession: Sendable {
     let since = lastMatchTime.map { max(0, time - $0) } ?? 0
     let spoken = detector.leave(
       time: time, distanceAlong: distanceAlong,
-      travelledSince: max(speed, plannedSpeed, 2) * since * configuration.offTravelFactor)
+      travelledSince: max(speed, plannedSpeed, configuration.windowMinimumSpeed) * since
+        * configuration.offTravelFactor)
     let d = lateral.isFinite ? lateral : 0
     events.append(NavigationEvent(time: time, kind: .offRoute(distance: d)))
     guard spoken else { return }
@@ -686,7 +687,7 @@ public struct NavigationSession: Sendable {
     threshold: Double, into events: inout [NavigationEvent]
   ) {
     let cf = configuration
-    detector.travel += max(speed, 1) * dt
+    detector.travel += max(speed, cf.offRouteMinimumSpeed) * dt
     // The vehicle can only have rejoined where it could have driven to since leaving.
     let ahead = min(
       detector.travel * cf.rejoinTravelFactor + cf.rejoinMargin + cf.windowAccuracyAhead * accuracy,
@@ -699,9 +700,14 @@ public struct NavigationSession: Sendable {
       sigmaAlong: .infinity)
     let best = matcher.match(query, hint: segmentHint)
     lastLateral = best?.lateral ?? .infinity
+    noteLateral(lastLateral, time: fix.time)
+    // Back well inside the off-route distance, or inside it at a steady offset along the
+    // route (a canyon's bias does not end with the detour).
     let close =
       best.map {
-        $0.lateral <= threshold * cf.onRouteHysteresis
+        ($0.lateral <= threshold * cf.onRouteHysteresis
+          || ($0.lateral <= threshold
+            && isBias(lateral: $0.lateral, course: course, match: $0, time: fix.time)))
           && ($0.headingError ?? 0) < cf.rejoinHeadingDegrees
       } ?? false
     guard detector.observeReturn(close: close), let c = best else { return }

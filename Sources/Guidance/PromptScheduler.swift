@@ -195,7 +195,10 @@ struct PromptScheduler: Sendable {
     let limits = configuration.limits(for: route.steps[m + 1].transportType)
     let next = route.steps[m + 1]
     guard !next.instructions.isEmpty,
-      gap <= max(v * configuration.thenMergeSeconds, limits.nowMinimum * 2)
+      gap
+        <= max(
+          v * configuration.thenMergeSeconds, limits.nowMinimum * configuration.thenMergeNowMinimums
+        )
     else { return nil }
     return next.instructions
   }

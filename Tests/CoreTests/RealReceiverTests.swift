@@ -112,6 +112,25 @@ import Testing
     }
   }
 
+  @Test func aDetourInACanyonRejoinsAtTheBiasAndSkipsNothing() throws {
+    for seed: UInt64 in 1...4 {
+      var o = Self.town(seed: seed, noise: 3)
+      o.hdop = 1.0
+      o.canyons = [Canyon(from: -40, to: 1400, bias: 22)]
+      o.deviation = Deviation(at: 250, angle: -70, length: 200, rejoin: true)
+      let d = Self.drive(Self.coarse, o)
+      let events = try runSession(Self.coarse, fixes: Self.hdopOnly(d.fixes))
+      #expect(events.filter { $0.isOffRoute }.count == 1, "seed \(seed)")
+      #expect(events.contains { $0.kind == .onRoute }, "seed \(seed)")
+      #expect(events.compactMap(\.stepIndex) == [1, 2, 3], "seed \(seed)")
+      // Back on the route within 10 s of the truth.
+      let back = try #require(events.first { $0.kind == .onRoute }?.time)
+      let left = try #require(d.truth.firstIndex { $0.offset > 0 })
+      let truthBack = try #require(d.truth[left...].first { $0.offset == 0 }?.time)
+      #expect(back - truthBack < 10, "seed \(seed): \(back - truthBack) s after the truth")
+    }
+  }
+
   @Test func cornersCutOnJunctionPointGeometryAreOnTheRoute() throws {
     for seed: UInt64 in 1...4 {
       var o = Self.town(seed: seed)
