@@ -97,6 +97,13 @@ public enum Stepwised {
         try NavigationSession(document: doc, routeIndex: index, phrasing: phrasebook)
       }
       let store = StateStore.directory(fallback: stateDirOption).map(StateStore.init(directory:))
+      do {
+        try store?.createDirectory()
+      } catch {
+        logLine(
+          4, "stepwised: cannot create the state directory (\(error)); guidance goes on without it"
+        )
+      }
       let (document, session, routeFile) = try startingRoute(
         common: common, store: store, fresh: fresh, maximumRouteFile: maximumRouteFile,
         phrasebook: phrasebook, makeSession: makeSession)
