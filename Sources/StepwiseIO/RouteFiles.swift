@@ -60,9 +60,9 @@ public enum RouteFiles {
   /// - Parameters:
   ///   - format: forces a format; `nil` detects it from the content.
   ///   - language: the wanted language of instructions and notices: router text in another
-  ///     language is replaced by instructions written from the maneuvers. `nil` keeps
-  ///     Valhalla's text whatever its language and writes missing or non-English text of the
-  ///     other formats in English.
+  ///     language is replaced by instructions written from the maneuvers. `nil` is the route's
+  ///     own language (``RouteLanguage``): the router's text is kept, and what it lacks is
+  ///     written in that language, or in English when it is neither English nor Korean.
   ///   - maximumSize: the largest file accepted, in bytes. A larger regular file is refused
   ///     before any of it is read; standard input or a pipe is refused as soon as it passes
   ///     the limit.
@@ -124,6 +124,12 @@ public enum RouteFiles {
       })
   }
 
+  /// The language of a loaded document's instructions, for a daemon or a command not told
+  /// `--locale`: a Korean route is guided in Korean.
+  public static func language(of document: RouteDocument) -> Language? {
+    RouteLanguage.of(document).flatMap { Language(rawValue: $0.rawValue) }
+  }
+
   /// Decodes a route document from bytes; `name` is used in messages.
   ///
   /// Every importer's result goes through ``NativeRouteFormat`` validation, so a document that
@@ -132,15 +138,16 @@ public enum RouteFiles {
     _ bytes: [UInt8], name: String, format: RouteFileFormat? = nil, language: Language? = nil
   ) throws(RouteFileError) -> RouteDocument {
     do throws(RouteDocumentError) {
-      let writer = instructionWriter(language ?? .en)
       let detected: RouteFileFormat
       if let format { detected = format } else { detected = try detect(bytes) }
       let document: RouteDocument
       switch detected {
       case .gpx:
-        document = try GPXImporter.decode(bytes, writer: writer)
+        document = try GPXImporter.decode(bytes, writer: instructionWriter(language ?? .en))
       case .native, .valhalla, .osrm, .graphhopper, .geojson:
         let value = try parseJSON(bytes)
+        let own = RouteLanguage.of(value).flatMap { Language(rawValue: $0.rawValue) }
+        let writer = instructionWriter(language ?? own ?? .en)
         switch detected {
         case .native: return try NativeRouteFormat.decode(value)
         case .valhalla:

@@ -123,9 +123,9 @@ public enum StepwiseTool {
     }
     let path = rest.first ?? common.routePath ?? "-"
     common.routePath = path
-    return (
-      try RouteFiles.load(path, format: common.routeFormat, language: common.language), common
-    )
+    let document = try RouteFiles.load(path, format: common.routeFormat, language: common.locale)
+    common.language = common.locale ?? RouteFiles.language(of: document) ?? .en
+    return (document, common)
   }
 
   /// `stepwise routes`: the alternatives, like the summary rows of the MapKit note's table.
