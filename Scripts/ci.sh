@@ -14,6 +14,9 @@ set -eu
 cd "$(dirname "$0")/.."
 [ -d /opt/swift/usr/bin ] && PATH="/opt/swift/usr/bin:$PATH"
 SCRATCH=${CI_SCRATCH:-.build}
+# Tests that need a tool (gpsfake, systemd-socket-activate, strace) fail when it is missing
+# instead of being skipped: install-deps.sh has installed them, or CI would hide the tests.
+export CI="${CI:-1}"
 
 # phase NAME COMMAND...: runs COMMAND and prints how long it took. A failed phase fails CI, but
 # the later phases still run (each builds what it needs), so one run reports every phase.

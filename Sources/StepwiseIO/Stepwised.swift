@@ -108,7 +108,7 @@ public enum Stepwised {
 
       // The subscriber socket: handed over by systemd (FileDescriptorName=subscribers), or bound.
       let activation = SocketActivation.take()
-      let activated = activation.listener(named: "subscribers")
+      let activated = try activation.subscriberSocket(named: "subscribers")
       if activated != nil && socketOptions == nil {
         socketOptions = SocketOptions(path: "/run/stepwised.sock")
       }
@@ -181,6 +181,9 @@ public enum Stepwised {
       return ExitStatus.invalidArgument.rawValue
     } catch let e as RouteDocumentError {
       logLine(3, "stepwised: \(routeErrorPrefix(e))\(e)")
+      return ExitStatus.invalidArgument.rawValue
+    } catch let e as SocketActivationError {
+      logLine(3, "stepwised: socket activation: \(e)")
       return ExitStatus.invalidArgument.rawValue
     } catch {
       logLine(3, "stepwised: \(error)")

@@ -172,7 +172,7 @@ let gpsfakeInstalled =
   && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")
 
 @Suite(
-  .serialized, .timeLimit(.minutes(2)), .enabled(if: gpsfakeInstalled, "gpsfake is not installed"))
+  .serialized, .timeLimit(.minutes(2)), .requires(gpsfakeInstalled, "gpsfake is not installed"))
 struct GPSDEndToEndTests {
   static let scenario = "Simulations/003-missed-turn-and-return"
   /// Seconds between sentences: 4 sentences per epoch make 131 epochs last about 21 s.
