@@ -3,7 +3,7 @@ SWIFT ?= swift
 CONFIG ?= debug
 DEMO ?= Simulations/001-marais-drive
 
-.PHONY: all build release test demo quality lint format deps clean install bench fuzz fuzz-smoke sanitize
+.PHONY: all build release test demo quality lint format deps clean install bench fuzz fuzz-smoke sanitize deb
 
 all: build
 
@@ -58,6 +58,10 @@ format:
 
 clean:
 	rm -rf .build
+
+# The Debian package stepwise_VERSION_ARCH.deb (debian/, dpkg-buildpackage), in .build/debian.
+deb: deps
+	sh Scripts/deb.sh
 
 # Installs binaries, systemd units, defaults and man pages (converted with pandoc when present).
 PREFIX ?= /usr/local

@@ -50,6 +50,8 @@ phase lint swift format lint --strict --recursive Sources Tests
 # The systemd units: verify without warnings, exposure at most 1.5.
 phase units sh Scripts/check-units.sh systemd "$SCRATCH/debug" 15
 phase test swift test --skip-build --disable-xctest --scratch-path "$SCRATCH"
+# The Debian package: built, lintian-clean, installed, run from /usr/bin, removed and purged.
+phase deb sh Scripts/deb-test.sh
 # The suite under each sanitizer: its own build (about 2 minutes) and run (about 3).
 phase tsan sh Scripts/sanitize.sh thread
 phase asan sh Scripts/sanitize.sh address
