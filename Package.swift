@@ -12,6 +12,12 @@ let swiftSettings: [SwiftSetting] = [
   .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+// A build without libgps-dev fails (GPSShim.c names the package) unless the builder asks for
+// a daemon that can only replay tracks: STEPWISE_REPLAY_ONLY=1 swift build.
+let replayOnlySettings: [CSetting] =
+  Context.environment["STEPWISE_REPLAY_ONLY"].map { $0 == "1" } == true
+  ? [.define("GPSSHIM_REPLAY_ONLY")] : []
+
 let package = Package(
   name: "Stepwise",
   products: [
@@ -37,7 +43,7 @@ let package = Package(
     // gpsd: libgps (system library), a C shim that hides struct gps_data_t and every libgps API
     // difference, and the Swift client (pure report decoding plus the queue-confined connection).
     .systemLibrary(name: "CGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"])]),
-    .target(name: "GPSShim", dependencies: ["CGPS"]),
+    .target(name: "GPSShim", dependencies: ["CGPS"], cSettings: replayOnlySettings),
     .target(
       name: "GPSD", dependencies: ["GPSShim", "Geodesy", "JSON"], swiftSettings: swiftSettings),
 
