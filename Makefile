@@ -63,7 +63,7 @@ clean:
 deb: deps
 	sh Scripts/deb.sh
 
-# Installs binaries, systemd units, defaults and man pages (converted with pandoc when present).
+# Installs binaries, systemd units, defaults and man pages (converted by Scripts/md2man.sh).
 PREFIX ?= /usr/local
 DESTDIR ?=
 install: release
@@ -76,9 +76,5 @@ install: release
 	[ -e $(DESTDIR)/etc/default/stepwised ] || install -m 644 systemd/stepwised.default $(DESTDIR)/etc/default/stepwised
 	for m in stepwised.8 stepwise.1; do \
 	  sec=$${m##*.}; \
-	  if command -v pandoc >/dev/null 2>&1; then \
-	    pandoc -s -t man docs/$$m.md -o $(DESTDIR)$(PREFIX)/share/man/man$$sec/$$m; \
-	  else \
-	    install -m 644 docs/$$m.md $(DESTDIR)$(PREFIX)/share/man/man$$sec/$$m.md; \
-	  fi; \
+	  sh Scripts/md2man.sh docs/$$m.md > $(DESTDIR)$(PREFIX)/share/man/man$$sec/$$m; \
 	done
