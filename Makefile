@@ -3,7 +3,7 @@ SWIFT ?= swift
 CONFIG ?= debug
 DEMO ?= Simulations/001-marais-drive
 
-.PHONY: all build release test demo quality lint format deps clean install bench fuzz fuzz-smoke sanitize
+.PHONY: all build release test demo quality lint format deps clean install bench fuzz fuzz-smoke sanitize deb
 
 all: build
 
@@ -59,7 +59,11 @@ format:
 clean:
 	rm -rf .build
 
-# Installs binaries, systemd units, defaults and man pages (converted with pandoc when present).
+# The Debian package stepwise_VERSION_ARCH.deb (debian/, dpkg-buildpackage), in .build/debian.
+deb: deps
+	sh Scripts/deb.sh
+
+# Installs binaries, systemd units, defaults and man pages (converted by Scripts/md2man.sh).
 PREFIX ?= /usr/local
 DESTDIR ?=
 install: release
@@ -72,9 +76,5 @@ install: release
 	[ -e $(DESTDIR)/etc/default/stepwised ] || install -m 644 systemd/stepwised.default $(DESTDIR)/etc/default/stepwised
 	for m in stepwised.8 stepwise.1; do \
 	  sec=$${m##*.}; \
-	  if command -v pandoc >/dev/null 2>&1; then \
-	    pandoc -s -t man docs/$$m.md -o $(DESTDIR)$(PREFIX)/share/man/man$$sec/$$m; \
-	  else \
-	    install -m 644 docs/$$m.md $(DESTDIR)$(PREFIX)/share/man/man$$sec/$$m.md; \
-	  fi; \
+	  sh Scripts/md2man.sh docs/$$m.md > $(DESTDIR)$(PREFIX)/share/man/man$$sec/$$m; \
 	done

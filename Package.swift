@@ -13,6 +13,12 @@ let swiftSettings: [SwiftSetting] = [
   .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+// A build without libgps-dev fails (GPSShim.c names the package) unless the builder asks for
+// a daemon that can only replay tracks: STEPWISE_REPLAY_ONLY=1 swift build.
+let replayOnlySettings: [CSetting] =
+  Context.environment["STEPWISE_REPLAY_ONLY"].map { $0 == "1" } == true
+  ? [.define("GPSSHIM_REPLAY_ONLY")] : []
+
 let package = Package(
   name: "Stepwise",
   products: [
@@ -46,7 +52,7 @@ let package = Package(
     // CGPS is libgps (system library); GPSShim, a C shim that hides struct gps_data_t and every
     // libgps API difference; GPSD, the queue-confined libgps connection.
     .systemLibrary(name: "CGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"])]),
-    .target(name: "GPSShim", dependencies: ["CGPS"]),
+    .target(name: "GPSShim", dependencies: ["CGPS"], cSettings: replayOnlySettings),
     .target(
       name: "GPSD", dependencies: ["GPSShim", "GPSDProtocol"], swiftSettings: swiftSettings),
     .target(name: "POSIX", swiftSettings: swiftSettings),
@@ -76,7 +82,8 @@ let package = Package(
     .executableTarget(
       name: "stepwise",
       dependencies: [
-        "Client", "CommandLineSupport", "Geodesy", "Guidance", "JSON", "Lab", "NMEA", "Phrasebook",
+        "Client", "CommandLineSupport", "Geodesy", "GPSDProtocol", "Guidance", "JSON", "Lab", "NMEA",
+        "Phrasebook",
         "POSIX", "RouteFiles", "Routes", "Simulation", "Wire",
       ],
       swiftSettings: swiftSettings),

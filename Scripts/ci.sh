@@ -14,6 +14,9 @@ set -eu
 cd "$(dirname "$0")/.."
 [ -d /opt/swift/usr/bin ] && PATH="/opt/swift/usr/bin:$PATH"
 SCRATCH=${CI_SCRATCH:-.build}
+# Tests that need a tool (gpsfake, systemd-socket-activate, strace) fail when it is missing
+# instead of being skipped: install-deps.sh has installed them, or CI would hide the tests.
+export CI="${CI:-1}"
 
 # phase NAME COMMAND...: runs COMMAND and prints how long it took. A failed phase fails CI, but
 # the later phases still run (each builds what it needs), so one run reports every phase.
@@ -44,6 +47,8 @@ phase shellcheck shellcheck Scripts/*.sh .ci/run
 # The systemd units: verify without warnings, exposure at most 1.5.
 phase units sh Scripts/check-units.sh systemd "$SCRATCH/debug" 15
 phase test swift test --skip-build --disable-xctest --scratch-path "$SCRATCH"
+# The Debian package: built, lintian-clean, installed, run from /usr/bin, removed and purged.
+phase deb sh Scripts/deb-test.sh
 # The suite under each sanitizer: its own build (about 2 minutes) and run (about 3).
 phase tsan sh Scripts/sanitize.sh thread
 phase asan sh Scripts/sanitize.sh address

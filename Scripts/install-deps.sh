@@ -15,8 +15,10 @@ fi
 # Debian packages the build or the tests use; each is installed only when missing.
 # libgps-dev and pkg-config build the CGPS/GPSShim targets; gpsd, gpsd-clients (gpsfake, gpspipe),
 # gpsd-tools and python3-gps (gpsfake's Python module) run the end-to-end tests against a real gpsd;
-# strace lets DescriptorTests check that descriptors are closed once; shellcheck checks Scripts/.
-PACKAGES="${STEPWISE_APT_PACKAGES:-libgps-dev pkg-config gpsd gpsd-clients gpsd-tools python3-gps strace shellcheck}"
+# strace lets DescriptorTests check that descriptors are closed once; shellcheck checks Scripts/;
+# systemd provides systemd-socket-activate for SocketActivationTests; debhelper, dpkg-dev,
+# fakeroot, lintian and man-db build and check the Debian package (Scripts/deb.sh, deb-test.sh).
+PACKAGES="${STEPWISE_APT_PACKAGES:-libgps-dev pkg-config gpsd gpsd-clients gpsd-tools python3-gps strace shellcheck systemd debhelper dpkg-dev fakeroot lintian man-db}"
 missing=""
 for p in $PACKAGES; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -21,10 +21,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__has_include)
+// Without libgps the daemon could only replay tracks. That is a build the builder must ask for
+// (STEPWISE_REPLAY_ONLY=1, which Package.swift turns into GPSSHIM_REPLAY_ONLY): otherwise a
+// missing libgps-dev stops the build here instead of yielding a daemon that cannot reach gpsd.
+// GPSSHIM_HIDE_LIBGPS makes the headers count as missing, for the test of this check.
+#if defined(__has_include) && !defined(GPSSHIM_HIDE_LIBGPS)
 #if __has_include(<gps.h>)
 #define GPSSHIM_HAVE_LIBGPS 1
 #endif
+#endif
+#if !defined(GPSSHIM_HAVE_LIBGPS) && !defined(GPSSHIM_REPLAY_ONLY)
+#error "libgps is missing: install libgps-dev (apt-get install libgps-dev pkg-config), or build without gpsd support with STEPWISE_REPLAY_ONLY=1 swift build"
 #endif
 
 #ifdef GPSSHIM_HAVE_LIBGPS

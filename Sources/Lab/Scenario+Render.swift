@@ -34,6 +34,9 @@ public struct RunPicture: Sendable {
 
   static let width = 1000.0
   static let mapHeight = 680.0
+  /// The column right of the map that holds the legend: the map is drawn left of it, so the
+  /// legend never hides a start, a fix or a maneuver, wherever the route lies.
+  static let legendWidth = 260.0
   static let timelineHeight = 260.0
   static let stepColours = ["#1f77b4", "#ff7f0e"]
 
@@ -55,7 +58,8 @@ public struct RunPicture: Sendable {
     var all: [Coordinate] = geometry.points
     all += fixes.compactMap(\.coordinate)
     if let truth { all += truth.truth.map(\.position) }
-    let projection = LocalProjection(points: all, width: Self.width, height: Self.mapHeight)
+    let projection = LocalProjection(
+      points: all, width: Self.width - Self.legendWidth, height: Self.mapHeight)
     let total = Self.mapHeight + Self.timelineHeight + 40
     var o = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
     o +=
@@ -232,7 +236,7 @@ public struct RunPicture: Sendable {
       ("<path d=\"M 11 0 l 5 -9 l -10 0 z\" fill=\"#2ca02c\"/>", "arrival, waypoint"),
       ("<path d=\"M 11 0 l 5 -9 l -10 0 z\" fill=\"#7f7f7f\"/>", "other announcement"),
     ]
-    let x = Self.width - 250
+    let x = Self.width - Self.legendWidth + 10
     var o = "<g id=\"legend\" transform=\"translate(\(n(x)) 40)\">\n"
     o +=
       "<rect x=\"-8\" y=\"-14\" width=\"246\" height=\"\(items.count * 18 + 10)\" fill=\"#ffffff\" fill-opacity=\"0.85\" stroke=\"#999999\"/>\n"

@@ -40,7 +40,8 @@ public struct Scenario: Sendable {
     self.directory = directory
     do {
       document = try RouteImport.decode(
-        try read(directory + "/route.json"), writer: .natural(.en), keepsRouterText: true)
+        try read(directory + "/route.json"),
+        writer: { .natural(Language(instructionLanguage: $0)) })
     } catch let error as RouteDocumentError {
       throw ScenarioError("\(directory)/route.json: \(error)")
     }

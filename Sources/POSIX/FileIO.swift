@@ -1,4 +1,5 @@
 import Glibc
+import Synchronization
 
 /// An error from a system call, with the name of the call and the path or object involved.
 public struct SystemError: Error, Sendable, CustomStringConvertible {
@@ -148,12 +149,20 @@ public func logLine(_ priority: Int, _ text: String) {
   }
 }
 
+/// Numbers the temporary files of ``writeFileAtomically(_:_:mode:)`` within this process.
+private let temporaryFileSerial = Atomic<UInt64>(0)
+
 /// Writes `bytes` to `path` atomically: a temporary file in the same folder, `fsync`, then
 /// `rename` over the target. The corresponding C functions are `open`, `write`, `fsync` and
 /// `rename`.
+///
+/// Each call has a temporary file of its own, `NAME.tmp.SERIAL.PID` (created with `O_EXCL`):
+/// two writes of one file at once, from two threads, each rename a whole file, never one
+/// another's or a file both wrote into. Which of them lands last is the callers' to order.
 public func writeFileAtomically(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o644) throws {
-  let tmp = path + ".tmp.\(getpid())"
-  let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
+  let serial = temporaryFileSerial.wrappingAdd(1, ordering: .relaxed).oldValue
+  let tmp = path + ".tmp.\(serial).\(getpid())"
+  let fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
   guard fd >= 0 else { throw SystemError(errno: errno, function: "open", subject: tmp) }
   var offset = 0
   while offset < bytes.count {

@@ -42,9 +42,9 @@ public enum RouteFiles {
   /// - Parameters:
   ///   - format: forces a format; `nil` detects it from the content.
   ///   - language: the wanted language of instructions and notices: router text in another
-  ///     language is replaced by instructions written from the maneuvers. `nil` keeps
-  ///     Valhalla's text whatever its language and writes missing or non-English text of the
-  ///     other formats in English.
+  ///     language is replaced by instructions written from the maneuvers. `nil` is the route's
+  ///     own language (``RouteLanguage``): the router's text is kept, and what it lacks is
+  ///     written in that language, or in English when it is neither English nor Korean.
   ///   - maximumSize: the largest file accepted, in bytes. A larger regular file is refused
   ///     before any of it is read; standard input or a pipe is refused as soon as it passes
   ///     the limit.
@@ -93,6 +93,12 @@ public enum RouteFiles {
     }
   }
 
+  /// The language of a loaded document's instructions, for a daemon or a command not told
+  /// `--locale`: a Korean route is guided in Korean.
+  public static func language(of document: RouteDocument) -> Language? {
+    RouteLanguage.of(document).map(Language.init(instructionLanguage:))
+  }
+
   /// Decodes a route document from bytes; `name` is used in messages.
   ///
   /// Every importer's result goes through ``NativeRouteFormat`` validation, so a document that
@@ -102,8 +108,8 @@ public enum RouteFiles {
   ) throws(RouteFileError) -> RouteDocument {
     do throws(RouteDocumentError) {
       return try RouteImport.decode(
-        bytes, format: format, writer: .natural(language ?? .en),
-        keepsRouterText: language == nil)
+        bytes, format: format, language: language.map(\.instructionLanguage),
+        writer: { .natural(Language(instructionLanguage: $0)) })
     } catch {
       throw RouteFileError(path: name, underlying: error, message: "")
     }

@@ -25,30 +25,33 @@ public enum RouteImport {
   ///
   /// - Parameters:
   ///   - format: forces a format; `nil` detects it from the content.
-  ///   - writer: writes the instructions a router did not give, or gave in another language.
-  ///   - keepsRouterText: keeps Valhalla's text whatever its language (the other formats
-  ///     write missing or foreign text with `writer` either way).
+  ///   - language: the wanted language of instructions and notices: router text in another
+  ///     language is replaced by instructions written from the maneuvers. `nil` is the route's
+  ///     own language (``RouteLanguage``): the router's text is kept, and what it lacks is
+  ///     written in that language, or in English when it is neither English nor Korean.
+  ///   - writer: the instruction writer for a language.
   /// - Returns: a document that ``NativeRouteFormat`` accepts.
   public static func decode(
-    _ bytes: [UInt8], format: RouteFileFormat? = nil, writer: InstructionWriter,
-    keepsRouterText: Bool
+    _ bytes: [UInt8], format: RouteFileFormat? = nil, language: InstructionLanguage? = nil,
+    writer: (InstructionLanguage) -> InstructionWriter
   ) throws(RouteDocumentError) -> RouteDocument {
     let detected: RouteFileFormat
     if let format { detected = format } else { detected = try detect(bytes) }
     let document: RouteDocument
     switch detected {
     case .gpx:
-      document = try GPXImporter.decode(bytes, writer: writer)
+      document = try GPXImporter.decode(bytes, writer: writer(language ?? .en))
     case .native, .valhalla, .osrm, .graphhopper, .geojson:
       let value = try parseJSON(bytes)
+      let chosen = writer(language ?? RouteLanguage.of(value) ?? .en)
       switch detected {
       case .native: return try NativeRouteFormat.decode(value)
       case .valhalla:
-        document = try ValhallaImporter.decode(value, writer: keepsRouterText ? nil : writer)
-      case .osrm: document = try OSRMImporter.decode(value, writer: writer)
-      case .graphhopper: document = try GraphHopperImporter.decode(value, writer: writer)
-      case .geojson: document = try GeoJSONImporter.decode(value, writer: writer)
-      case .gpx: document = try GPXImporter.decode(bytes, writer: writer)
+        document = try ValhallaImporter.decode(value, writer: language.map { _ in chosen })
+      case .osrm: document = try OSRMImporter.decode(value, writer: chosen)
+      case .graphhopper: document = try GraphHopperImporter.decode(value, writer: chosen)
+      case .geojson: document = try GeoJSONImporter.decode(value, writer: chosen)
+      case .gpx: document = try GPXImporter.decode(bytes, writer: chosen)
       }
     }
     return try NativeRouteFormat.decode(NativeRouteFormat.encode(document))

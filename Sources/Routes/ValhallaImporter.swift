@@ -37,12 +37,34 @@ public import JSON
 /// ones), named by their `name` or `street`, else "latitude, longitude". Every entry of
 /// `alternates` becomes one more route.
 ///
-/// Valhalla's `shape` is polyline6. The precision is checked, not guessed: the first point of
-/// the first leg must lie within ``maximumSnapDistance`` of `trip.locations[0]`.
+/// Valhalla's `shape` is always polyline6, so it is decoded as such; where it starts says
+/// nothing about the precision: Valhalla snaps each requested location to the nearest road it
+/// may use, which can be kilometres away (a request point in a field or a harbour).
 public enum ValhallaImporter {
-  /// How far the first shape point may lie from `trip.locations[0]`, in metres, before the
-  /// shape is refused as not being polyline6.
-  public static let maximumSnapDistance = 1000.0
+  /// How far a leg's shape may differ in length from the leg's `summary.length`, as a
+  /// fraction of it: a shape of another precision is ten times too long or too short.
+  public static let shapeLengthTolerance = 0.2
+  /// Legs shorter than this, in metres, are not checked: rounding dominates them.
+  static let shortestCheckedLeg = 50.0
+
+  /// Refuses a shape whose length does not fit the leg's stated length (what the response says
+  /// independently of the shape), the one sign that it was not written as polyline6.
+  static func checkShapeLength(
+    _ shape: [Coordinate], _ leg: JSONObject, _ path: String, metresPerUnit: Double
+  ) throws(RouteDocumentError) {
+    typealias R = JSONPathReader
+    guard let summary = try R.optional(leg, "summary", path, R.object),
+      let stated = try R.optional(summary, "length", R.join(path, "summary"), R.nonNegative)
+    else { return }
+    let expected = stated * metresPerUnit
+    let length = RouteImportSupport.length(shape)
+    guard expected > shortestCheckedLeg, abs(length - expected) > expected * shapeLengthTolerance
+    else { return }
+    throw RouteDocumentError(
+      .invalidPolyline, path: R.join(path, "shape"),
+      "precision 6 does not fit: the shape is \(formatMetres(length)) long but the leg's "
+        + "summary.length is \(formatMetres(expected)); Valhalla's native shape is polyline6")
+  }
 
   /// Parses bytes as JSON and converts the Valhalla response they hold.
   public static func decode(
@@ -230,19 +252,10 @@ public enum ValhallaImporter {
             error.code, path: shapePath, "not a polyline6 string: \(error.message)")
           : error
       }
-      guard let shapeStart = shape.first else {
+      guard !shape.isEmpty else {
         throw RouteDocumentError(.invalidPolyline, path: shapePath, "the shape has no points")
       }
-      if legIndex == 0 {
-        let gap = shapeStart.distance(to: locations[0].coordinate)
-        guard gap <= maximumSnapDistance else {
-          throw RouteDocumentError(
-            .invalidPolyline, path: shapePath,
-            "precision 6 does not fit: the first point \(shapeStart) is \(formatMetres(gap)) from "
-              + "\(R.join(path, "locations"))[0] (more than \(formatMetres(maximumSnapDistance)));"
-              + " Valhalla's native shape is polyline6")
-        }
-      }
+      try checkShapeLength(shape, leg, lp, metresPerUnit: metresPerUnit)
 
       let maneuvers = try legManeuvers(leg, lp, shape: shape)
       if legIndex == 0 { mainMode = self.mainMode(maneuvers) }
@@ -529,14 +542,7 @@ public enum ValhallaImporter {
       } catch {
         throw RouteDocumentError(error.code, path: sp, "not a polyline6 string: \(error.message)")
       }
-      if i == 0, let first = shape.first,
-        first.distance(to: locations[0].coordinate) > maximumSnapDistance
-      {
-        throw RouteDocumentError(
-          .invalidPolyline, path: sp,
-          "precision 6 does not fit: the first point \(first) is far from "
-            + "\(R.join(path, "locations"))[0]; Valhalla's native shape is polyline6")
-      }
+      try checkShapeLength(shape, leg, lp, metresPerUnit: metresPerUnit)
       shapes.append(shape)
       if let summary = try R.optional(leg, "summary", lp, R.object),
         let l = try R.optional(summary, "length", R.join(lp, "summary"), R.nonNegative)

@@ -36,13 +36,14 @@ extension StepwiseTool {
       guard let routePath = common.routePath else {
         throw UsageError("render: \(input) is not a scenario folder; give the route with --route")
       }
-      let doc = try RouteFiles.load(routePath, format: common.routeFormat)
+      let doc = try RouteFiles.load(routePath, format: common.routeFormat, language: common.locale)
       let route = try doc.route(at: common.routeIndex)
       var reader = NMEAReader()
       let fixes = reader.feed(try readWholeFile(input)) + reader.finish()
+      let language = common.locale ?? RouteFiles.language(of: doc) ?? .en
       var session = try NavigationSession(
         document: doc, routeIndex: common.routeIndex,
-        phrasing: Phrasebook(language: common.language, units: common.units))
+        phrasing: Phrasebook(language: language, units: common.units))
       var events: [NavigationEvent] = []
       for f in fixes { events += session.ingest(f) }
       picture = RunPicture(

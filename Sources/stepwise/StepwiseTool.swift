@@ -27,6 +27,11 @@ public enum StepwiseTool {
                                            the transcript
       scenario score DIR... [--markdown]   guidance quality figures per scenario and in total
       render DIR|TRACK [--route R] --output FILE.svg   draw a run: map and timeline
+      fixes TRACK [--json] [--verbose]     the fixes of an NMEA log or gpsd capture, one per
+                                           epoch (--json: gpsd TPV objects)
+
+    commands for a running stepwised:
+    \(clientUsageSummary)
 
     common options: --route-format native|valhalla|osrm|graphhopper|gpx|geojson
                     --locale en|ko  --units metric|imperial
@@ -53,6 +58,12 @@ public enum StepwiseTool {
       --sentences LIST     RMC,VTG,GGA,GSA,GSV,GST (default RMC,GGA,GSA,GST)
       --format F           nmea (default) or gpsd-json (a gpspipe -w capture)
     """
+
+  /// Every command, as the usage and the man page list them.
+  public static let commands = [
+    "routes", "route", "instruction", "simulate", "reload", "scenario", "render", "fixes",
+    "watch", "status", "select", "load", "cancel", "speak",
+  ]
 
   /// Runs `stepwise` with `arguments` (without the program name); returns the exit status.
   public static func main(arguments: [String]) -> Int32 {
@@ -91,6 +102,8 @@ public enum StepwiseTool {
         return try instruction(&args, out)
       case "render":
         try renderCommand(&args, out)
+      case "fixes":
+        try fixesCommand(&args, out)
       case "help":
         out.line(usage)
       default:
@@ -127,9 +140,9 @@ public enum StepwiseTool {
     }
     let path = rest.first ?? common.routePath ?? "-"
     common.routePath = path
-    return (
-      try RouteFiles.load(path, format: common.routeFormat, language: common.language), common
-    )
+    let document = try RouteFiles.load(path, format: common.routeFormat, language: common.locale)
+    common.language = common.locale ?? RouteFiles.language(of: document) ?? .en
+    return (document, common)
   }
 
   /// `stepwise routes`: the alternatives, like the summary rows of the MapKit note's table.

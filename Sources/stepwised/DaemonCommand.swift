@@ -95,18 +95,23 @@ public enum Stepwised {
         prefetched = (input, TrackPrefetch(input: input, name: name))
       }
       defer { prefetched?.prefetch.cancel() }
-      let phrasebook = Phrasebook(language: common.language, units: common.units)
+      let store = StateStore.directory(fallback: stateDirOption).map(StateStore.init(directory:))
+      do {
+        try store?.createDirectory()
+      } catch {
+        logLine(
+          4, "stepwised: cannot create the state directory (\(error)); guidance goes on without it"
+        )
+      }
+      let (document, session, routeFile, phrasebook) = try startingRoute(
+        common: common, store: store, fresh: fresh, maximumRouteFile: maximumRouteFile)
       let makeSession: @Sendable (RouteDocument, Int) throws -> NavigationSession = { doc, index in
         try NavigationSession(document: doc, routeIndex: index, phrasing: phrasebook)
       }
-      let store = StateStore.directory(fallback: stateDirOption).map(StateStore.init(directory:))
-      let (document, session, routeFile) = try startingRoute(
-        common: common, store: store, fresh: fresh, maximumRouteFile: maximumRouteFile,
-        phrasebook: phrasebook, makeSession: makeSession)
 
       // The subscriber socket: handed over by systemd (FileDescriptorName=subscribers), or bound.
       let activation = SocketActivation.take()
-      let activated = activation.listener(named: "subscribers")
+      let activated = try activation.subscriberSocket(named: "subscribers")
       if activated != nil && socketOptions == nil {
         socketOptions = SocketOptions(path: "/run/stepwised.sock")
       }
@@ -117,7 +122,7 @@ public enum Stepwised {
         notifier: SystemdNotifier(), store: store, routeFile: routeFile, phrasebook: phrasebook)
       if let routeFile {
         let format = common.routeFormat
-        let language = common.language
+        let language = phrasebook.language
         let index = session.routeIndex
         extras.reloadRoute = {
           (
@@ -180,6 +185,9 @@ public enum Stepwised {
     } catch let e as RouteDocumentError {
       logLine(3, "stepwised: \(routeErrorPrefix(e))\(e)")
       return ExitStatus.invalidArgument.rawValue
+    } catch let e as SocketActivationError {
+      logLine(3, "stepwised: socket activation: \(e)")
+      return ExitStatus.invalidArgument.rawValue
     } catch {
       logLine(3, "stepwised: \(error)")
       return ExitStatus.failure.rawValue
@@ -187,12 +195,15 @@ public enum Stepwised {
   }
 
   /// The route to guide along: `--route` (resumed where a crash left it, unless `--fresh`), or
-  /// without `--route` the route saved in the state directory, resumed at its saved step.
+  /// without `--route` the route saved in the state directory, resumed at its saved step; and
+  /// the phrasebook, in `--locale` or else the route's own language.
   private static func startingRoute(
-    common: CommonOptions, store: StateStore?, fresh: Bool, maximumRouteFile: Int,
-    phrasebook: Phrasebook,
-    makeSession: (RouteDocument, Int) throws -> NavigationSession
-  ) throws -> (RouteDocument, NavigationSession, String?) {
+    common: CommonOptions, store: StateStore?, fresh: Bool, maximumRouteFile: Int
+  ) throws -> (RouteDocument, NavigationSession, String?, Phrasebook) {
+    func phrasing(_ document: RouteDocument) -> Phrasebook {
+      Phrasebook(
+        language: common.locale ?? RouteFiles.language(of: document) ?? .en, units: common.units)
+    }
     let saved: StateStore.Saved?
     if let store, !fresh {
       let (result, problem) = store.load()
@@ -211,7 +222,7 @@ public enum Stepwised {
       guard let snapshot = s.snapshot, !snapshot.arrived else { return nil }
       guard
         let session = try? NavigationSession(
-          document: document, resuming: snapshot, phrasing: phrasebook)
+          document: document, resuming: snapshot, phrasing: phrasing(document))
       else {
         logLine(4, "stepwised: the saved progress does not fit the route; starting afresh")
         return nil
@@ -223,17 +234,20 @@ public enum Stepwised {
     }
     if let routePath = common.routePath {
       let document = try RouteFiles.load(
-        routePath, format: common.routeFormat, language: common.language,
+        routePath, format: common.routeFormat, language: common.locale,
         maximumSize: maximumRouteFile)
       _ = try document.route(at: common.routeIndex)
+      let book = phrasing(document)
       if let s = saved, s.routeFile == routePath, s.routeIndex == common.routeIndex,
         StateStore.fingerprint(s.document, s.routeIndex)
           == StateStore.fingerprint(document, common.routeIndex),
         let resumed = resume(document, s)
       {
-        return (document, resumed, routePath)
+        return (document, resumed, routePath, book)
       }
-      return (document, try makeSession(document, common.routeIndex), routePath)
+      let session = try NavigationSession(
+        document: document, routeIndex: common.routeIndex, phrasing: book)
+      return (document, session, routePath, book)
     }
     guard let s = saved else {
       throw UsageError(
@@ -241,8 +255,11 @@ public enum Stepwised {
           ? "--route is required"
           : "--route is required (no saved route in \(store?.directory ?? ""))")
     }
-    if let resumed = resume(s.document, s) { return (s.document, resumed, s.routeFile) }
-    return (s.document, try makeSession(s.document, s.routeIndex), s.routeFile)
+    let book = phrasing(s.document)
+    if let resumed = resume(s.document, s) { return (s.document, resumed, s.routeFile, book) }
+    let session = try NavigationSession(
+      document: s.document, routeIndex: s.routeIndex, phrasing: book)
+    return (s.document, session, s.routeFile, book)
   }
 
   private static func routeErrorPrefix(_ e: RouteDocumentError) -> String {

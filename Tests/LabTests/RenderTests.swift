@@ -132,3 +132,43 @@ final class SVGCollector: NSObject, XMLParserDelegate {
     #expect(text.contains("<g id=\"timeline\">"))
   }
 }
+
+/// The legend has a column of its own: no fix or maneuver of any scenario is under its box.
+@Suite struct RenderLegendTests {
+  @Test func nothingOnTheMapIsUnderTheLegend() throws {
+    let folders = try FileManager.default.contentsOfDirectory(atPath: repositoryFile("Simulations"))
+      .filter { $0.first?.isNumber == true }.sorted()
+    #expect(!folders.isEmpty)
+    for name in folders {
+      let s = try Scenario(directory: repositoryFile("Simulations/" + name))
+      let picture = RunPicture(
+        title: name, route: try s.document.route(at: s.routeIndex), events: try s.events(),
+        fixes: try s.trackFixes(), truth: nil)
+      let svg = SVGCollector.parse(picture.svg())
+      // The legend's box: its group's translation plus its background rectangle.
+      let group = try #require(svg.elements.first { $0.attributes["id"] == "legend" })
+      let offsets = (group.attributes["transform"] ?? "").split(whereSeparator: {
+        !"0123456789.-".contains($0)
+      })
+      .compactMap { Double($0) }
+      let box = try #require(svg.inGroup("legend", "rect").first?.attributes)
+      let left = offsets[0] + (Double(box["x"] ?? "") ?? 0)
+      let top = offsets[1] + (Double(box["y"] ?? "") ?? 0)
+      let bottom = top + (Double(box["height"] ?? "") ?? 0)
+      let points = (svg.inGroup("fixes", "circle") + svg.inGroup("maneuvers", "circle")).compactMap
+      {
+        e -> (Double, Double)? in
+        guard let x = e.attributes["cx"].flatMap(Double.init),
+          let y = e.attributes["cy"].flatMap(Double.init)
+        else { return nil }
+        return (x, y)
+      }
+      #expect(!points.isEmpty)
+      let hidden = points.filter { $0.0 >= left && $0.1 >= top && $0.1 <= bottom }
+      #expect(
+        hidden.isEmpty,
+        "\(name): \(hidden.count) points under the legend, first \(hidden.first.map { "\($0)" } ?? "")"
+      )
+    }
+  }
+}

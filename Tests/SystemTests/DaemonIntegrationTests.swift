@@ -153,10 +153,8 @@ struct DaemonIntegrationTests {
     if let last = times.last { #expect(Date().timeIntervalSince(last) > 1.5) }
   }
 
-  @Test func socketActivationHandsTheListeningSocketOver() throws {
-    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-socket-activate") else {
-      return
-    }
+  @Test(.requires(socketActivateInstalled, "systemd-socket-activate is not installed"))
+  func socketActivationHandsTheListeningSocketOver() throws {
     let scratch = try ScratchDirectory()
     defer { scratch.remove() }
     let sock = scratch.file("activated.sock")

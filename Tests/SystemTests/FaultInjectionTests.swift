@@ -249,7 +249,7 @@ struct FaultInjectionTests {
     return two(11) * 3600 + two(14) * 60 + two(17)
   }
 
-  @Test(.enabled(if: gpsfakeInstalled, "gpsfake is not installed"))
+  @Test(.requires(gpsfakeInstalled, "gpsfake is not installed"))
   func gpsdKilledAndRestartedTenTimesGuidanceIsBackWithinTwoSecondsEachTime() throws {
     let seed = faultSeed("gpsd restarts", fixed: 20_261_129)
     var rng = RandomSource(seed: seed)

@@ -76,19 +76,6 @@ final class SpawnedProcess {
   var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
 }
 
-/// A private TMPDIR, removed with everything in it.
-final class ScratchDirectory {
-  let path: String
-  init() throws {
-    var template = Array(
-      (FileManager.default.temporaryDirectory.path + "/stepwise-gpsd-XXXXXX").utf8CString)
-    guard let p = mkdtemp(&template) else { throw POSIXError(.EIO) }
-    path = String(cString: p)
-  }
-  func file(_ name: String) -> String { path + "/" + name }
-  func remove() { try? FileManager.default.removeItem(atPath: path) }
-}
-
 /// A TCP port on 127.0.0.1 that nobody listens on right now.
 func freeLoopbackPort() throws -> Int {
   let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -173,7 +160,7 @@ let gpsfakeInstalled =
   && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")
 
 @Suite(
-  .serialized, .timeLimit(.minutes(2)), .enabled(if: gpsfakeInstalled, "gpsfake is not installed"))
+  .serialized, .timeLimit(.minutes(2)), .requires(gpsfakeInstalled, "gpsfake is not installed"))
 struct GPSDEndToEndTests {
   static let scenario = "Simulations/003-missed-turn-and-return"
   /// Seconds between sentences: 4 sentences per epoch make 131 epochs last about 21 s.

@@ -83,3 +83,16 @@ public func productPath(_ name: String) -> String? {
   candidates.append(repositoryFile(".build/debug/\(name)"))
   return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
 }
+
+/// A private TMPDIR, removed with everything in it.
+public final class ScratchDirectory {
+  public let path: String
+  public init() throws {
+    var template = Array(
+      (FileManager.default.temporaryDirectory.path + "/stepwise-gpsd-XXXXXX").utf8CString)
+    guard let p = mkdtemp(&template) else { throw POSIXError(.EIO) }
+    path = String(cString: p)
+  }
+  public func file(_ name: String) -> String { path + "/" + name }
+  public func remove() { try? FileManager.default.removeItem(atPath: path) }
+}

@@ -117,12 +117,8 @@ public enum Daemon {
     server?.shutdown()
     publisher.finish()
     await output.drained()
-    if let s = engine.session, let snapshot = s.snapshot, let store = services?.store {
-      do {
-        try store.saveProgress(snapshot, of: s.document)
-      } catch {
-        logLine(4, "stepwised: cannot save the state at exit: \(error)")
-      }
+    if let s = engine.session, let snapshot = s.snapshot {
+      services?.saveAtExit(snapshot, of: s.document)
     }
     services?.flush()
     var report = DaemonReport()

@@ -131,6 +131,19 @@ public final class DaemonServices: EngineObserver, @unchecked Sendable {
   /// Waits until every queued write is done (at shutdown).
   public func flush() { queue.sync {} }
 
+  /// Saves the final progress at exit, after every write already queued, and waits for it:
+  /// the queue is the files' only writer, so an older queued save cannot land after this one.
+  public func saveAtExit(_ snapshot: NavigationSession.Snapshot, of document: RouteDocument) {
+    guard let store else { return }
+    queue.sync {
+      do {
+        try store.saveProgress(snapshot, of: document)
+      } catch {
+        logLine(4, "stepwised: cannot save the state at exit: \(error)")
+      }
+    }
+  }
+
   private func report(_ write: () throws -> Void) {
     do {
       try write()

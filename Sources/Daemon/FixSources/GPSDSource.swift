@@ -80,6 +80,10 @@ public struct GPSDSource: FixSource {
 
     var address: String { source.address.description }
 
+    /// Why a connection that answered but went silent ended; the next connection counts as
+    /// connected only once it delivers positions.
+    static let staleReason = "no data for"
+
     mutating func run() -> SourceReport {
       while !stop.isSet {
         let connection: GPSDConnection
@@ -103,7 +107,7 @@ public struct GPSDSource: FixSource {
           inputs.yield(.source(.disconnected, reason: reason))
           logLine(4, "stepwised: lost gpsd at \(address): \(reason); reconnecting")
           outageSaid = true
-          requireData = reason != "end of stream"
+          requireData = reason.hasPrefix(Self.staleReason)
         } else if alive {
           if source.verbose {
             logLine(7, "stepwised: gpsd at \(address) still delivers nothing; reconnecting")
@@ -122,6 +126,7 @@ public struct GPSDSource: FixSource {
     func connect() throws(GPSDError) -> GPSDConnection {
       let c = try GPSDConnection.open(
         host: source.address.host, port: source.address.port, queue: queue)
+      TCPKeepalive.enable(c.fileDescriptor)
       do {
         try c.watch(device: source.device)
       } catch {
@@ -169,8 +174,14 @@ public struct GPSDSource: FixSource {
           deadline = min(deadline ?? .infinity, lastData + staleAfter)
         }
         if connection.waiting(timeout: 0) || wait(for: connection, until: deadline) {
-          switch connection.read() {
+          let result = connection.read()
+          let readError = errno
+          switch result {
           case .closed:
+            if TCPKeepalive.unreachable.contains(readError) {
+              // Keepalive or the network failed the socket: gpsd is unreachable, not silent.
+              return (announced, alive, "connection lost (\(String(cString: strerror(readError))))")
+            }
             return (announced, alive, "end of stream")
           case .partial:
             usleep(1000)
@@ -235,7 +246,7 @@ public struct GPSDSource: FixSource {
           return (false, false, "sent nothing for \(Int(staleAfter)) s")
         }
         if alive && deviceActive != false && now - lastData > staleAfter {
-          return (announced, true, "no data for \(Int(staleAfter)) s")
+          return (announced, true, "\(Self.staleReason) \(Int(staleAfter)) s")
         }
       }
       return (announced, alive, "stopping")

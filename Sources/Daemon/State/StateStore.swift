@@ -35,6 +35,22 @@ public struct StateStore: Sendable {
     return fallback
   }
 
+  /// Makes the state directory when it is missing, with its missing parents, as systemd's
+  /// `StateDirectory=` does: the directory itself mode 0700 (the state is the daemon's own),
+  /// parents 0755. An existing directory is left as it is. The corresponding C function is
+  /// `mkdir`.
+  public func createDirectory() throws {
+    var made = ""
+    let components = directory.split(separator: "/", omittingEmptySubsequences: true)
+    for (i, component) in components.enumerated() {
+      made += (made.isEmpty && !directory.hasPrefix("/") ? "" : "/") + component
+      let mode: mode_t = i == components.count - 1 ? 0o700 : 0o755
+      if mkdir(made, mode) != 0 && errno != EEXIST {
+        throw SystemError(errno: errno, function: "mkdir", subject: made)
+      }
+    }
+  }
+
   /// What was saved.
   public struct Saved: Sendable {
     public var document: RouteDocument
@@ -156,7 +172,7 @@ public struct StateStore: Sendable {
 
   /// Removes the temporary files of writes that a crash cut short.
   ///
-  /// ``writeFileAtomically(_:_:mode:)`` writes `NAME.tmp.PID` and renames it over `NAME`; a
+  /// ``writeFileAtomically(_:_:mode:)`` writes `NAME.tmp.SERIAL.PID` and renames it over `NAME`; a
   /// `kill -9` between the two leaves it behind, one more after every such crash. A file whose
   /// process is gone is removed; one of a live process (this one, or another daemon wrongly
   /// given the same directory) is left alone. The corresponding C functions are `opendir`,
@@ -169,7 +185,8 @@ public struct StateStore: Sendable {
         String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
       }
       for target in ["route.json.tmp.", "progress.json.tmp."] where name.hasPrefix(target) {
-        guard let pid = pid_t(name.dropFirst(target.count)), pid > 0 else { continue }
+        let tail = name.dropFirst(target.count).split(separator: ".").last ?? ""
+        guard let pid = pid_t(tail), pid > 0 else { continue }
         if kill(pid, 0) == 0 || errno == EPERM { continue }
         unlink(directory + "/" + name)
       }

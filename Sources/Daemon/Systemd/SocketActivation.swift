@@ -36,20 +36,45 @@ public struct SocketActivation: Sendable {
     for i in 0..<count {
       let fd = 3 + i
       _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-      out.append((fd, i < names.count ? names[Int(i)] : "unknown"))
+      out.append((fd, i < names.count ? names[Int(i)] : ""))
     }
     return SocketActivation(sockets: out)
   }
 
-  /// The stream socket named `name` (or the only one, when there is one unnamed socket).
-  public func listener(named name: String) -> Int32? {
-    if let s = sockets.first(where: { $0.name == name }), isStreamSocket(s.fd) { return s.fd }
-    if sockets.count == 1, sockets[0].name == "unknown" || sockets[0].name.hasSuffix(".socket"),
-      isStreamSocket(sockets[0].fd)
-    {
-      return sockets[0].fd
+  /// The subscriber socket among those passed: the one named `name`, or the only one passed
+  /// whatever its name (`systemd-socket-activate -l PATH` names none, a unit without
+  /// `FileDescriptorName=` names it after itself); `nil` when none was passed.
+  ///
+  /// A socket that cannot serve subscribers (not a listening Unix stream socket, as with
+  /// `Accept=yes` or a datagram socket), or several sockets of which none has the name, is an
+  /// error: clients would otherwise wait on a socket nobody accepts on.
+  public func subscriberSocket(named name: String) throws(SocketActivationError) -> Int32? {
+    guard !sockets.isEmpty else { return nil }
+    guard let chosen = sockets.first(where: { $0.name == name }) ?? sockets.only else {
+      throw SocketActivationError(
+        "\(sockets.count) sockets were passed (\(sockets.map { describe($0) }.joined(separator: ", "))), "
+          + "none named \(name) (FileDescriptorName=\(name))")
     }
-    return nil
+    guard isStreamSocket(chosen.fd), option(chosen.fd, SO_DOMAIN) == AF_UNIX,
+      option(chosen.fd, SO_ACCEPTCONN) == 1
+    else {
+      throw SocketActivationError(
+        "the passed socket \(describe(chosen)) is not a listening Unix stream socket "
+          + "(ListenStream= with Accept=no)")
+    }
+    return chosen.fd
+  }
+
+  private func describe(_ socket: (fd: Int32, name: String)) -> String {
+    socket.name.isEmpty ? "fd \(socket.fd)" : "fd \(socket.fd) \"\(socket.name)\""
+  }
+
+  /// An integer socket option, or `nil` when it cannot be read. The corresponding C function
+  /// is `getsockopt`.
+  private func option(_ fd: Int32, _ name: Int32) -> Int32? {
+    var value: Int32 = 0
+    var len = socklen_t(MemoryLayout<Int32>.size)
+    return getsockopt(fd, SOL_SOCKET, name, &value, &len) == 0 ? value : nil
   }
 
   /// Whether `fd` is a stream socket. The corresponding C function is `getsockopt`.
@@ -59,4 +84,15 @@ public struct SocketActivation: Sendable {
     return getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) == 0
       && type == Int32(SOCK_STREAM.rawValue)
   }
+}
+
+/// Sockets passed by systemd that the daemon cannot use.
+public struct SocketActivationError: Error, Sendable, CustomStringConvertible {
+  public var description: String
+  init(_ description: String) { self.description = description }
+}
+
+extension Array {
+  /// The element of a one-element array.
+  fileprivate var only: Element? { count == 1 ? first : nil }
 }
