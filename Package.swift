@@ -49,12 +49,24 @@ let package = Package(
       ],
       swiftSettings: swiftSettings),
 
+    // Fleet uplink (docs/fleet.md): libmosquitto (system library), the MQTT client on
+    // libmosquitto's own thread, the store-and-forward journal, the daemon's sink and the
+    // dispatcher's commands (`stepwise fleet`, `stepwise send`).
+    .systemLibrary(
+      name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+    .target(
+      name: "Uplink",
+      dependencies: ["CMosquitto", "Geodesy", "Guidance", "JSON", "StepwiseIO", "Wire"],
+      swiftSettings: swiftSettings),
+
     // Executables
     .executableTarget(
-      name: "stepwised", dependencies: ["StepwiseIO"], swiftSettings: swiftSettings),
+      name: "stepwised", dependencies: ["StepwiseIO", "Uplink"], swiftSettings: swiftSettings),
     .executableTarget(
       name: "stepwise",
-      dependencies: ["StepwiseIO", "Routes", "Phrasebook", "Simulation", "Wire", "Guidance"],
+      dependencies: [
+        "StepwiseIO", "Routes", "Phrasebook", "Simulation", "Wire", "Guidance", "Uplink",
+      ],
       swiftSettings: swiftSettings),
 
     // Tests
@@ -62,7 +74,7 @@ let package = Package(
       name: "StepwiseTests",
       dependencies: [
         "Geodesy", "JSON", "Routes", "NMEA", "Guidance", "Phrasebook", "Wire", "Simulation",
-        "GPSD", "StepwiseIO",
+        "GPSD", "StepwiseIO", "Uplink",
       ],
       exclude: ["Fixtures"],
       swiftSettings: swiftSettings),

@@ -15,8 +15,10 @@ fi
 # Debian packages the build or the tests use; each is installed only when missing.
 # libgps-dev and pkg-config build the CGPS/GPSShim targets; gpsd, gpsd-clients (gpsfake, gpspipe),
 # gpsd-tools and python3-gps (gpsfake's Python module) run the end-to-end tests against a real gpsd;
-# strace lets DescriptorTests check that descriptors are closed once.
-PACKAGES="${STEPWISE_APT_PACKAGES:-libgps-dev pkg-config gpsd gpsd-clients gpsd-tools python3-gps strace}"
+# strace lets DescriptorTests check that descriptors are closed once; libmosquitto-dev builds the
+# CMosquitto/Uplink targets, and mosquitto with mosquitto-clients runs the fleet-uplink tests
+# against a real broker on loopback.
+PACKAGES="${STEPWISE_APT_PACKAGES:-libgps-dev pkg-config gpsd gpsd-clients gpsd-tools python3-gps strace libmosquitto-dev mosquitto mosquitto-clients}"
 missing=""
 for p in $PACKAGES; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -14,6 +14,8 @@ final class SubscriberConnection: @unchecked Sendable {
   let mayChangeGuidance: Bool
   var framer: LineFramer
   var watch = WatchRequest()
+  /// For a client that is not a socket: where its lines go instead of the queue.
+  var deliver: (@Sendable ([UInt8]) -> Void)?
 
   var readSource: (any DispatchSourceRead)?
   var writeSource: (any DispatchSourceWrite)?
@@ -53,6 +55,10 @@ final class SubscriberConnection: @unchecked Sendable {
 
   /// Appends one line (with its line end).
   func enqueue(_ line: [UInt8]) {
+    if let deliver {
+      deliver(line)
+      return
+    }
     outgoing.append(line)
     queuedBytes += line.count
   }
