@@ -1,6 +1,7 @@
 import CMosquitto
 import Dispatch
 import Glibc
+import Synchronization
 
 /// An MQTT 5 client on libmosquitto's own network thread (`mosquitto_loop_start`).
 ///
@@ -86,6 +87,9 @@ public final class MQTTClient: @unchecked Sendable {
   private let handlers: Handlers
   private let handle: OpaquePointer
   private let connector = DispatchQueue(label: "stepwise.mqtt.connect")
+  /// Refused connects in a row (bad credentials, not authorised, server unavailable).
+  private let refusals = Mutex(0)
+  private let closing = Atomic<Bool>(false)
 
   public init(_ options: Options, handlers: Handlers) throws(Failure) {
     _ = Self.library
@@ -134,7 +138,13 @@ public final class MQTTClient: @unchecked Sendable {
   /// The C callbacks, created here (nonisolated) and not in main-actor code.
   private static func installCallbacks(_ m: OpaquePointer) {
     mosquitto_connect_v5_callback_set(m) { _, obj, rc, flags, _ in
-      MQTTClient.client(obj)?.handlers.connected(rc, flags & 1 != 0)
+      guard let client = MQTTClient.client(obj) else { return }
+      client.handlers.connected(rc, flags & 1 != 0)
+      if rc == 0 {
+        client.refusals.withLock { $0 = 0 }
+      } else {
+        client.retryAfterRefusal()
+      }
     }
     mosquitto_disconnect_v5_callback_set(m) { _, obj, rc, _ in
       MQTTClient.client(obj)?.handlers.disconnected(rc)
@@ -172,6 +182,25 @@ public final class MQTTClient: @unchecked Sendable {
     }
   }
 
+  /// A refused CONNACK ends libmosquitto's network thread (its loop retries lost connections,
+  /// not refusals), so the retry is ours: after the same quadratic back-off, stop the ended
+  /// thread, reconnect and start it again, off the network thread (which cannot join itself).
+  private func retryAfterRefusal() {
+    let n = refusals.withLock { r -> Int in
+      r += 1
+      return r
+    }
+    let first = Double(options.reconnectDelay.first)
+    let delay = min(Double(options.reconnectDelay.maximum), first * Double(n * n))
+    connector.asyncAfter(deadline: .now() + delay) { [self] in
+      guard !closing.load(ordering: .acquiring) else { return }
+      mosquitto_disconnect_v5(handle, 0, nil)
+      mosquitto_loop_stop(handle, false)
+      _ = mosquitto_reconnect(handle)
+      _ = mosquitto_loop_start(handle)
+    }
+  }
+
   /// Publishes one message; returns libmosquitto's code and the message id.
   ///
   /// QoS 1 messages stay in libmosquitto's (unbounded, in-memory) queue until acknowledged,
@@ -203,6 +232,7 @@ public final class MQTTClient: @unchecked Sendable {
   /// ("disconnect with will message": the broker publishes the will, so a stopped vehicle
   /// shows offline as a vanished one does) and stops the network thread.
   public func close() {
+    closing.store(true, ordering: .releasing)
     connector.sync {}
     mosquitto_disconnect_v5(handle, 4, nil)
     mosquitto_loop_stop(handle, false)

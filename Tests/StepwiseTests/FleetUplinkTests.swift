@@ -146,3 +146,159 @@ struct FleetUplinkTests {
     #expect(lastOfFirst < firstOfSecond)
   }
 }
+
+/// Commands from dispatchers over MQTT (`--mqtt-commands`), under the fleet ACL.
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct FleetCommandTests {
+  static let users = [
+    "veh1": "pw-veh1", "veh2": "pw-veh2", "dispatcher": "pw-disp", "console": "pw-console",
+  ]
+
+  static func credentials(_ scratch: ScratchDirectory, _ user: String) throws -> String {
+    let path = scratch.file("\(user).credentials")
+    try "\(user)\n\(users[user] ?? "")\n".write(toFile: path, atomically: true, encoding: .utf8)
+    return path
+  }
+
+  static func vehicle(
+    _ broker: MosquittoBroker, _ scratch: ScratchDirectory, tag: String, track: String
+  ) throws -> SpawnedProcess {
+    try FleetUplinkTests.stepwised(
+      [
+        "--route", FleetUplinkTests.route, "--json", "--state-dir", scratch.file("state"),
+        "--mqtt", broker.url, "--vehicle", "veh1", "--mqtt-keepalive", "5", "--mqtt-commands",
+        "--mqtt-credentials", try credentials(scratch, "veh1"), "--replay-speed", "4", track,
+      ], scratch: scratch, tag: tag)
+  }
+
+  static func replies(_ sub: SpawnedProcess) -> [JSONObject] {
+    receivedMessages(sub.stdout).filter { $0.topic == "stepwise/veh1/reply" }.compactMap(\.object)
+  }
+
+  @Test func aCommandSentWhileTheVehicleWasOfflineIsAnsweredOnceOnReconnect() throws {
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let broker = try fleetBroker(scratch: scratch, users: Self.users)
+    let sub = try durableSubscriber(
+      broker, id: "dispatcher", topics: ["stepwise/+/reply", "stepwise/+/events"],
+      scratch: scratch, extra: ["-u", "dispatcher", "-P", "pw-disp"])
+    defer { sub.killGroup() }
+    try #require(waitUntil(timeout: 5) { broker.log.contains(" as dispatcher ") })
+    let track = try DaemonIntegrationTests.track(scratch)
+    // The first run makes the persistent session (with its subscription), then dies.
+    let first = try Self.vehicle(broker, scratch, tag: "a", track: track)
+    defer { first.killGroup() }
+    try #require(
+      waitUntil(timeout: 10) {
+        receivedMessages(sub.stdout).contains { $0.topic == "stepwise/veh1/events" }
+      }, "\(first.stderr)")
+    first.killGroup()
+    // While it is away: a command, the same command again (a replay), and a command from
+    // another vehicle, which the ACL refuses.
+    let select = #"{"cmd":"select","routeIndex":0,"id":"c1"}"#
+    #expect(
+      try publish(
+        broker, user: "console", password: "pw-console", topic: "stepwise/veh1/command",
+        message: select
+      ).status == 0)
+    try publish(
+      broker, user: "console", password: "pw-console", topic: "stepwise/veh1/command",
+      message: select)
+    let spoofed = try publish(
+      broker, user: "veh2", password: "pw-veh2", topic: "stepwise/veh1/command",
+      message: #"{"cmd":"cancel","id":"evil"}"#)
+    #expect(spoofed.status != 0 || spoofed.stderr.contains("authori"), "\(spoofed)")
+    let second = try Self.vehicle(broker, scratch, tag: "b", track: track)
+    defer { second.killGroup() }
+    let answered = waitUntil(timeout: 15) { !Self.replies(sub).isEmpty }
+    #expect(answered, "\(second.stderr)")
+    // One more command after the answer, so the replay had its chance to be answered first.
+    try publish(
+      broker, user: "console", password: "pw-console", topic: "stepwise/veh1/command",
+      message: #"{"cmd":"status","id":"c2"}"#)
+    #expect(waitUntil(timeout: 10) { Self.replies(sub).contains { $0["id"] == "c2" } })
+    let replies = Self.replies(sub)
+    let ids = replies.compactMap { $0["id"]?.stringValue }
+    #expect(ids == ["c1", "c2"], "\(replies)")
+    #expect(replies.first?["class"]?.stringValue == "REPLY")
+    #expect(replies.first?["routeIndex"]?.doubleValue == 0)
+    #expect(replies.last?["state"]?["class"]?.stringValue == "STATE")
+    #expect(broker.log.contains("Denied PUBLISH from veh2"), "\(broker.log)")
+    #expect(!second.stdout.contains("CANCELLED"))
+  }
+
+  @Test func oversizedMalformedStaleAndIdlessCommandsGetTheSocketsErrors() throws {
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let broker = try fleetBroker(scratch: scratch, users: Self.users)
+    let sub = try durableSubscriber(
+      broker, id: "dispatcher", topics: ["stepwise/+/reply"], scratch: scratch,
+      extra: ["-u", "dispatcher", "-P", "pw-disp"])
+    defer { sub.killGroup() }
+    try #require(waitUntil(timeout: 5) { broker.log.contains(" as dispatcher ") })
+    let track = try DaemonIntegrationTests.track(scratch)
+    let vehicle = try Self.vehicle(broker, scratch, tag: "v", track: track)
+    defer { vehicle.killGroup() }
+    try #require(waitUntil(timeout: 10) { broker.log.contains(" as veh1 ") })
+    let big = scratch.file("big.json")
+    let filler = String(repeating: "x", count: 5 << 20)
+    try #"{"cmd":"load","id":"big","document":{"pad":"\#(filler)"}}"#.write(
+      toFile: big, atomically: true, encoding: .utf8)
+    let messages = [
+      #"{"cmd":"status""#,
+      #"{"cmd":"status"}"#,
+      #"{"cmd":"fly","id":"u1"}"#,
+      #"{"cmd":"status","id":"old","notAfter":"2001-01-01T00:00:00Z"}"#,
+      #"{"cmd":"select","routeIndex":7,"id":"s7"}"#,
+    ]
+    for m in messages {
+      try publish(
+        broker, user: "console", password: "pw-console", topic: "stepwise/veh1/command",
+        message: m)
+    }
+    try publish(
+      broker, user: "console", password: "pw-console", topic: "stepwise/veh1/command", file: big)
+    try publish(
+      broker, user: "console", password: "pw-console", topic: "stepwise/veh1/command",
+      message: #"{"cmd":"status","id":"last"}"#)
+    #expect(waitUntil(timeout: 15) { Self.replies(sub).contains { $0["id"] == "last" } })
+    let codes = Self.replies(sub).map { r in
+      "\(r["id"]?.stringValue ?? "-") \(r["class"]?.stringValue ?? "") \(r["code"]?.stringValue ?? "")"
+    }
+    #expect(
+      codes == [
+        "- ERROR badJSON", "- ERROR badArgument", "u1 ERROR unknownCommand", "old ERROR expired",
+        "s7 ERROR noSuchRoute", "- ERROR documentTooLarge", "last REPLY ",
+      ], "\(vehicle.stderr)")
+    // Guidance went on.
+    #expect(vehicle.isRunning)
+  }
+
+  @Test func refusedCredentialsAreSaidClearlyRetriedAndLeaveGuidanceAlone() throws {
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let broker = try fleetBroker(scratch: scratch, users: Self.users)
+    let wrong = scratch.file("wrong.credentials")
+    try "veh1\nnot-the-password\n".write(toFile: wrong, atomically: true, encoding: .utf8)
+    let drive = repositoryFile("Simulations/001-marais-drive/drive.nmea")
+    let daemon = try FleetUplinkTests.stepwised(
+      [
+        "--route", FleetUplinkTests.route, "--json", "--state-dir", scratch.file("state"),
+        "--mqtt", broker.url, "--vehicle", "veh1", "--mqtt-credentials", wrong,
+        "--replay-speed", "40", drive,
+      ], scratch: scratch, tag: "d")
+    defer { daemon.killGroup() }
+    #expect(daemon.wait(timeout: 60) == 0, "\(daemon.stderr)")
+    let plain = try FleetUplinkTests.stepwised(
+      ["--route", FleetUplinkTests.route, "--json", "--fast", drive], scratch: scratch, tag: "p")
+    defer { plain.killGroup() }
+    #expect(plain.wait(timeout: 60) == 0)
+    #expect(daemon.stdout == plain.stdout)
+    let refusals = daemon.stderr.split(separator: "\n").filter { $0.contains("refused") }
+    #expect(refusals.count == 1, "\(daemon.stderr)")
+    #expect(refusals.first?.contains("Not authorized") == true, "\(daemon.stderr)")
+    // Retried (libmosquitto's back-off: after 1 s, then 4 s more) during the 10 s drive.
+    let attempts = broker.log.components(separatedBy: "disconnected, not authorised").count - 1
+    #expect(attempts >= 2, "\(broker.log)")
+  }
+}

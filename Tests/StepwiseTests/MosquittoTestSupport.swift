@@ -171,3 +171,44 @@ func retainedMessages(
   for m in receivedMessages(p.stdout) { out[m.topic] = m.payload }
   return out
 }
+
+/// A broker that admits only named users (mosquitto_passwd) under the fleet ACL of
+/// docs/fleet/mosquitto.acl, with user names as client ids.
+func fleetBroker(scratch: ScratchDirectory, users: [String: String]) throws -> MosquittoBroker {
+  let passwords = scratch.file("passwd")
+  try "".write(toFile: passwords, atomically: true, encoding: .utf8)
+  for (user, password) in users {
+    let r = try runTool(try mosquittoTool("mosquitto_passwd"), ["-b", passwords, user, password])
+    try #require(r.status == 0, "mosquitto_passwd: \(r.stderr)")
+  }
+  chmod(passwords, 0o644)
+  let acl = scratch.file("acl")
+  // The documented file, plus a second dispatcher account as docs/fleet.md says to add one.
+  var rules = try String(
+    contentsOfFile: repositoryFile("docs/fleet/mosquitto.acl"), encoding: .utf8)
+  rules += "\nuser console\ntopic read stepwise/+/reply\ntopic write stepwise/+/command\n"
+  try rules.write(toFile: acl, atomically: true, encoding: .utf8)
+  chmod(acl, 0o644)
+  return try MosquittoBroker(
+    scratch: scratch,
+    config: [
+      "allow_anonymous false", "password_file \(passwords)", "acl_file \(acl)",
+      "use_username_as_clientid true", "log_type all",
+    ])
+}
+
+/// Publishes one QoS 1 MQTT 5 message as `user` (mosquitto_pub); returns its exit status and
+/// what it printed on stderr.
+@discardableResult
+func publish(
+  _ broker: MosquittoBroker, user: String, password: String, topic: String, message: String? = nil,
+  file: String? = nil
+) throws -> ProcessResult {
+  var argv = [
+    "-h", "127.0.0.1", "-p", "\(broker.port)", "-V", "5", "-q", "1", "-u", user, "-P", password,
+    "-i", user, "-t", topic,
+  ]
+  if let message { argv += ["-m", message] }
+  if let file { argv += ["-f", file] }
+  return try runTool(try mosquittoTool("mosquitto_pub"), argv, timeout: 10)
+}
