@@ -33,6 +33,8 @@ public final class MQTTClient: @unchecked Sendable {
     public var keepalive: Int32 = 30
     /// How long the broker keeps the session (subscriptions, queued commands), in seconds.
     public var sessionExpiry: Int32 = 7 * 24 * 3600
+    /// `false` for a passing client (a viewer): clean start, no session kept.
+    public var persistent = true
     /// Messages sent before waiting for acknowledgements.
     public var sendMaximum: Int32 = 20
     /// Reconnect delays, in seconds: the first and the largest.
@@ -96,7 +98,7 @@ public final class MQTTClient: @unchecked Sendable {
     self.options = options
     self.handlers = handlers
     // The object pointer is filled in below, once `self` exists.
-    guard let m = mosquitto_new(options.clientID, false, nil) else {
+    guard let m = mosquitto_new(options.clientID, !options.persistent, nil) else {
       throw Failure(code: MOSQ_ERR_NOMEM.rawValue, function: "mosquitto_new")
     }
     handle = m
@@ -170,8 +172,10 @@ public final class MQTTClient: @unchecked Sendable {
   public func start(onFirstFailure: @escaping @Sendable (Failure) -> Void) {
     connector.async { [self] in
       var props: OpaquePointer?
-      mosquitto_property_add_int32(
-        &props, Int32(MQTT_PROP_SESSION_EXPIRY_INTERVAL.rawValue), UInt32(options.sessionExpiry))
+      if options.persistent {
+        mosquitto_property_add_int32(
+          &props, Int32(MQTT_PROP_SESSION_EXPIRY_INTERVAL.rawValue), UInt32(options.sessionExpiry))
+      }
       let rc = mosquitto_connect_bind_v5(
         handle, options.host, options.port, options.keepalive, nil, props)
       mosquitto_property_free_all(&props)

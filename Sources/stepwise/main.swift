@@ -1,5 +1,11 @@
 import Glibc
 import StepwiseIO
+import Uplink
 
-// stepwise: the user's tool. Everything happens in StepwiseIO.
-exit(StepwiseTool.main(arguments: Array(CommandLine.arguments.dropFirst())))
+// stepwise: the user's tool. Everything happens in StepwiseIO; the dispatcher's commands
+// (fleet, send) are in Uplink, which links libmosquitto.
+let arguments = Array(CommandLine.arguments.dropFirst())
+if let command = arguments.first, FleetTool.handles(command) {
+  exit(FleetTool.main(command: command, arguments: Array(arguments.dropFirst())))
+}
+exit(StepwiseTool.main(arguments: arguments))

@@ -1,6 +1,7 @@
 import Foundation
 import JSON
 import Testing
+import Uplink
 
 /// stepwised's fleet uplink against a real mosquitto on loopback: what a dispatcher receives,
 /// across outages, crashes and restarts. Every process is ended by its pid.
@@ -300,5 +301,86 @@ struct FleetCommandTests {
     // Retried (libmosquitto's back-off: after 1 s, then 4 s more) during the 10 s drive.
     let attempts = broker.log.components(separatedBy: "disconnected, not authorised").count - 1
     #expect(attempts >= 2, "\(broker.log)")
+  }
+}
+
+/// `stepwise send` and `stepwise fleet` against a vehicle on a real broker.
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct FleetToolTests {
+  @Test func sendWaitsForTheReplyAndTakesItsExitStatusFromIt() throws {
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let broker = try MosquittoBroker(scratch: scratch)
+    let track = try DaemonIntegrationTests.track(scratch)
+    let vehicle = try FleetUplinkTests.stepwised(
+      FleetUplinkTests.uplink(broker, scratch, ["--mqtt-commands", "--replay-speed", "4", track]),
+      scratch: scratch, tag: "v")
+    defer { vehicle.killGroup() }
+    let viewer = try SpawnedProcess(
+      [try #require(productPath("stepwise")), "fleet", broker.url, "--json"],
+      environment: ["PATH": "/usr/bin:/bin"], stdoutPath: scratch.file("fleet.out"),
+      stderrPath: scratch.file("fleet.err"))
+    defer { viewer.killGroup() }
+    // A vehicle that never connected has no session yet to keep commands in.
+    try #require(
+      waitUntil(timeout: 10) {
+        let r = try? retainedMessages(broker, ["stepwise/veh1/online"], scratch: scratch)
+        return r?["stepwise/veh1/online"]?.contains("true") == true
+      })
+    let status = try runTool(
+      "stepwise", ["send", "--mqtt", broker.url, "--vehicle", "veh1", "status"])
+    #expect(status.status == 0, "\(status.stderr)")
+    let reply = try JSONParser.parse(status.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+    #expect(reply["class"]?.stringValue == "REPLY")
+    #expect(reply["state"]?["class"]?.stringValue == "STATE")
+    let select = try runTool(
+      "stepwise", ["send", "--mqtt", broker.url, "--vehicle", "veh1", "select", "3"])
+    #expect(select.status == 1)
+    #expect(select.stdout.contains(#""code":"noSuchRoute""#))
+    let load = try runTool(
+      "stepwise",
+      ["send", "--mqtt", broker.url, "--vehicle", "veh1", "load", FleetUplinkTests.route])
+    #expect(load.status == 0, "\(load.stderr)")
+    #expect(load.stdout.contains(#""routeIndex":0"#))
+    let absent = try runTool(
+      "stepwise", ["send", "--mqtt", broker.url, "--vehicle", "veh9", "--timeout", "1", "cancel"])
+    #expect(absent.status == 1)
+    #expect(absent.stderr.contains("no reply from veh9"))
+    // The viewer saw the vehicle online, its state and its events, each tagged with its id.
+    let seen = waitUntil(timeout: 10) {
+      let lines = viewer.stdout.split(separator: "\n").compactMap {
+        try? JSONParser.parse(String($0))
+      }
+      let topics = Set(
+        lines.filter { $0["vehicle"] == "veh1" }.compactMap { $0["topic"]?.stringValue })
+      return topics.isSuperset(of: ["online", "state", "events", "progress"])
+    }
+    #expect(seen, "\(viewer.stdout.prefix(2000)) \(viewer.stderr)")
+  }
+
+  @Test func theFleetTableShowsEachVehiclesGuidance() throws {
+    var table = FleetTable()
+    let route = try JSONParser.parse(
+      #"{"class":"ROUTE","name":"Depot to Market","steps":11,"routeIndex":0}"#)
+    let say = try JSONParser.parse(#"{"class":"ANNOUNCE","step":3,"text":"Turn left onto Rue X."}"#)
+    let progress = try JSONParser.parse(
+      #"{"class":"PROGRESS","step":3,"distanceToManeuver":120.4,"distanceRemaining":2450,"eta":"2024-05-01T08:06:34.000Z","onRoute":true}"#
+    )
+    var up = JSONObject()
+    up.append("online", true)
+    var down = JSONObject()
+    down.append("online", false)
+    table.apply(vehicle: "bus-7", kind: "online", up, at: 100)
+    table.apply(vehicle: "bus-7", kind: "events", try #require(route.objectValue), at: 100)
+    table.apply(vehicle: "bus-7", kind: "events", try #require(say.objectValue), at: 100)
+    table.apply(vehicle: "bus-7", kind: "progress", try #require(progress.objectValue), at: 101)
+    table.apply(vehicle: "van-2", kind: "online", down, at: 90)
+    let lines = table.render(now: 104).split(separator: "\n").map(String.init)
+    #expect(lines.count == 3)
+    #expect(lines[0].hasPrefix("VEHICLE"))
+    let bus = lines[1].split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+    #expect(
+      bus == "bus-7 yes Depot to Market 3/10 Turn left onto Rue X. 120 m 2.5 km 08:06 on 3 s")
+    #expect(lines[2].hasPrefix("van-2    no "))
   }
 }
