@@ -23,6 +23,10 @@ public enum StepwiseTool {
                                            the transcript
       scenario score DIR... [--markdown]   guidance quality figures per scenario and in total
       render DIR|TRACK [--route R] --output FILE.svg   draw a run: map and timeline
+      fleet mqtt://HOST:PORT [--prefix P] [--json]   every vehicle's guidance from a fleet
+                                           broker (stepwise fleet --help)
+      send --mqtt URL --vehicle ID COMMAND  load ROUTE, select N, cancel or status to a
+                                           vehicle through the broker; waits for the reply
 
     common options: --route-format native|valhalla|osrm|graphhopper|gpx|geojson
                     --locale en|ko  --units metric|imperial

@@ -148,6 +148,52 @@ struct FleetUplinkTests {
   }
 }
 
+extension FleetUplinkTests {
+  /// A small fleet (Benchmarks/fleet.py runs 100): ten vehicles into one broker, restarted once
+  /// mid-drive; every event of every vehicle arrives, in order, after dedupe.
+  @Test func tenVehiclesThroughABrokerRestartLoseNothing() throws {
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let broker = try MosquittoBroker(scratch: scratch)
+    let sub = try durableSubscriber(
+      broker, id: "fleet", topics: ["stepwise/+/events"], scratch: scratch)
+    defer { sub.killGroup() }
+    try #require(waitUntil(timeout: 5) { broker.log.contains(" as fleet ") })
+    let track = repositoryFile("Simulations/001-marais-drive/drive.nmea")
+    var daemons: [(String, SpawnedProcess)] = []
+    defer { for (_, d) in daemons { d.killGroup() } }
+    for i in 0..<10 {
+      let id = "car\(i)"
+      daemons.append(
+        (
+          id,
+          try Self.stepwised(
+            [
+              "--route", Self.route, "--json", "--state-dir", scratch.file("state-\(id)"),
+              "--mqtt", broker.url, "--vehicle", id, "--replay-speed", "20", track,
+            ], scratch: scratch, tag: id)
+        ))
+    }
+    sleep(5)
+    try broker.restart()
+    for (id, d) in daemons { #expect(d.wait(timeout: 90) == 0, "\(id): \(d.stderr)") }
+    let expected = Dictionary(uniqueKeysWithValues: daemons.map { ($0.0, eventLines($0.1.stdout)) })
+    var got: [String: [String]] = [:]
+    waitUntil(timeout: 20) {
+      let messages = receivedMessages(sub.stdout)
+      got = [:]
+      for (id, _) in daemons {
+        got[id] = dedupedEvents(messages, topic: "stepwise/\(id)/events").map(withoutStamp)
+      }
+      return got == expected
+    }
+    for (id, _) in daemons {
+      #expect(got[id] == expected[id], "\(id)")
+      #expect((expected[id]?.count ?? 0) > 20)
+    }
+  }
+}
+
 /// Commands from dispatchers over MQTT (`--mqtt-commands`), under the fleet ACL.
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct FleetCommandTests {
