@@ -3,6 +3,7 @@
 library only; needs mosquitto and mosquitto-clients).
 
   fleet.py run [--vehicles 100] [--speed 4] [--no-restart] [--build release|debug]
+               [--stepwised PATH]
       Starts a broker on a free loopback port (its own config and folder), a durable
       dispatcher (mosquitto_sub -V 5 -c, QoS 1, every message stamped with its receive time by
       -F %U), then N `stepwised --mqtt` replays of Simulations/001-marais-drive at SPEED times
@@ -25,7 +26,6 @@ CLOCK_REALTIME. The figure includes the journal's fdatasync, the broker and the 
 import argparse
 import json
 import os
-import resource
 import shutil
 import signal
 import socket
@@ -85,8 +85,8 @@ class Broker:
         self.proc.wait(timeout=20)
 
 
-def binary(build, name):
-    path = os.path.join(ROOT, ".build", build, name)
+def binary(build, name, given=None):
+    path = given or os.path.join(ROOT, ".build", build, name)
     if not os.access(path, os.X_OK):
         sys.exit("fleet: %s is not built (swift build -c %s)" % (path, build))
     return path
@@ -116,7 +116,7 @@ def run(args):
              "-i", "dispatcher", "-x", "3600", "-q", "1", "-t", "stepwise/+/events",
              "-F", "%U %t %p"], stdout=sub_out, stderr=subprocess.DEVNULL)
         time.sleep(0.5)
-        stepwised = binary(args.build, "stepwised")
+        stepwised = binary(args.build, "stepwised", args.stepwised)
         daemons = []
         for i in range(args.vehicles):
             vid = "v%03d" % i
@@ -216,12 +216,11 @@ def cost(args):
     try:
         os.mkdir(os.path.join(work, "broker"))
         broker = Broker(os.path.join(work, "broker"))
-        stepwised = binary(args.build, "stepwised")
+        stepwised = binary(args.build, "stepwised", args.stepwised)
         results = {}
         for label, extra in (("without", []), ("with", [
                 "--mqtt", "mqtt://127.0.0.1:%d" % broker.port, "--vehicle", "cost",
                 "--mqtt-progress-interval", "1"])):
-            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             p = subprocess.Popen(
                 [stepwised, "--route", ROUTE, "--json", "--replay-speed", str(args.speed),
                  "--state-dir", os.path.join(work, "state-" + label), TRACK] + extra,
@@ -229,7 +228,6 @@ def cost(args):
             _, status, usage = os.wait4(p.pid, 0)
             cpu = usage.ru_utime + usage.ru_stime
             results[label] = (cpu, usage.ru_maxrss / 1024.0, status)
-            del before
         for label, (cpu, rss, status) in results.items():
             print("%s_mqtt_cpu_s=%.3f" % (label, cpu))
             print("%s_mqtt_peak_rss_mib=%.1f" % (label, rss))
@@ -248,9 +246,11 @@ def main():
     r.add_argument("--speed", type=float, default=4)
     r.add_argument("--no-restart", action="store_true")
     r.add_argument("--build", default="release")
+    r.add_argument("--stepwised")
     c = sp.add_parser("cost")
     c.add_argument("--speed", type=float, default=10)
     c.add_argument("--build", default="release")
+    c.add_argument("--stepwised")
     args = ap.parse_args()
     for tool in ("mosquitto", "mosquitto_sub"):
         if shutil.which(tool) is None and not os.path.exists("/usr/sbin/" + tool):
