@@ -56,7 +56,7 @@ let package = Package(
       name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
     .target(
       name: "Uplink",
-      dependencies: ["CMosquitto", "Geodesy", "Guidance", "JSON", "StepwiseIO", "Wire"],
+      dependencies: ["CMosquitto", "Geodesy", "Guidance", "JSON", "Routes", "StepwiseIO", "Wire"],
       swiftSettings: swiftSettings),
 
     // Executables

@@ -301,10 +301,8 @@ public final class MQTTUplink: EventSink, DaemonAttachment, @unchecked Sendable 
           // 4 = MOSQ_ERR_NO_CONN: libmosquitto keeps the message and sends it on reconnect.
           inFlight[mid] = e.id
         } else {
-          logLine(
-            4,
-            "stepwised: MQTT: cannot publish on \(e.topic): \(MQTTClient.Failure(code: rc, function: "publish")); dropped"
-          )
+          let failure = MQTTClient.Failure(code: rc, function: "publish")
+          logLine(4, "stepwised: MQTT: cannot publish on \(e.topic): \(failure); dropped")
           journal.complete(e.id)
         }
       }

@@ -430,3 +430,72 @@ struct FleetToolTests {
     #expect(lines[2].hasPrefix("van-2    no "))
   }
 }
+
+extension FleetUplinkTests {
+  /// Runs openssl with `arguments` in `folder`, failing the test when it is missing or fails.
+  static func openssl(_ arguments: [String], in folder: String) throws {
+    let tool = "/usr/bin/openssl"
+    try #require(FileManager.default.isExecutableFile(atPath: tool), "openssl is missing")
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: tool)
+    p.arguments = arguments
+    p.currentDirectoryURL = URL(fileURLWithPath: folder)
+    p.standardOutput = FileHandle.nullDevice
+    p.standardError = FileHandle.nullDevice
+    try p.run()
+    p.waitUntilExit()
+    try #require(p.terminationStatus == 0, "openssl \(arguments)")
+  }
+
+  @Test func mqttsWithTheBrokersCAWorksAndAnotherCAIsRefusedClearly() throws {
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let pki = scratch.file("pki")
+    try FileManager.default.createDirectory(atPath: pki, withIntermediateDirectories: true)
+    try Self.openssl(
+      [
+        "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.crt",
+        "-days", "2", "-subj", "/CN=Stepwise test CA",
+      ], in: pki)
+    try Self.openssl(
+      [
+        "req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out", "server.csr",
+        "-subj", "/CN=127.0.0.1",
+      ], in: pki)
+    try "subjectAltName=IP:127.0.0.1\n".write(
+      toFile: pki + "/ext", atomically: true, encoding: .utf8)
+    try Self.openssl(
+      [
+        "x509", "-req", "-in", "server.csr", "-CA", "ca.crt", "-CAkey", "ca.key",
+        "-CAcreateserial", "-out", "server.crt", "-days", "2", "-extfile", "ext",
+      ], in: pki)
+    chmod(pki, 0o755)
+    for f in ["ca.crt", "server.crt", "server.key"] { chmod(pki + "/" + f, 0o644) }
+    let broker = try MosquittoBroker(
+      scratch: scratch,
+      config: [
+        "cafile \(pki)/ca.crt", "certfile \(pki)/server.crt", "keyfile \(pki)/server.key",
+      ])
+    let url = "mqtts://127.0.0.1:\(broker.port)"
+    let drive = repositoryFile("Simulations/001-marais-drive/drive.nmea")
+    let good = try Self.stepwised(
+      [
+        "--route", Self.route, "--json", "--fast", "--state-dir", scratch.file("state"),
+        "--mqtt", url, "--mqtt-cafile", pki + "/ca.crt", "--vehicle", "veh1", drive,
+      ], scratch: scratch, tag: "good")
+    defer { good.killGroup() }
+    #expect(good.wait(timeout: 60) == 0, "\(good.stderr)")
+    #expect(good.stderr.contains("connected to \(url)"), "\(good.stderr)")
+    // The system's CA bundle does not vouch for this broker: said, retried, guidance unchanged.
+    let bad = try Self.stepwised(
+      [
+        "--route", Self.route, "--json", "--fast", "--state-dir", scratch.file("state2"),
+        "--mqtt", url, "--vehicle", "veh2", drive,
+      ], scratch: scratch, tag: "bad")
+    defer { bad.killGroup() }
+    #expect(bad.wait(timeout: 60) == 0, "\(bad.stderr)")
+    #expect(bad.stderr.contains("TLS error"), "\(bad.stderr)")
+    #expect(!bad.stderr.contains("connected to"))
+    #expect(bad.stdout == good.stdout)
+  }
+}
