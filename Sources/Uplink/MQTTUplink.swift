@@ -72,6 +72,7 @@ public final class MQTTUplink: EventSink, DaemonAttachment, @unchecked Sendable 
   private var lastConnectReason: Int32?
   private var connectedOnce = false
   private var stopWaiters: [@Sendable () -> Void] = []
+  private var journalFailing = false
 
   public init(_ configuration: UplinkConfiguration) {
     self.configuration = configuration
@@ -233,8 +234,18 @@ public final class MQTTUplink: EventSink, DaemonAttachment, @unchecked Sendable 
     }
     guard let journal, !batch.isEmpty else { return }
     for p in batch { journalEvent(p, journal) }
-    journal.sync()
+    persist(journal)
     pump()
+  }
+
+  /// Syncs the journal; a failure (a full or broken disk) is said once, and messages still go
+  /// out, only without surviving a crash until the journal works again.
+  private func persist(_ journal: Journal) {
+    let ok = journal.sync()
+    if !ok && !journalFailing, let failure = journal.failure {
+      logLine(4, "stepwised: MQTT journal: \(failure); sending without it until it works again")
+    }
+    journalFailing = !ok
   }
 
   private func journalEvent(_ p: Publication, _ journal: Journal) {
@@ -446,7 +457,7 @@ public final class MQTTUplink: EventSink, DaemonAttachment, @unchecked Sendable 
     var bytes = line
     if bytes.last == 0x0A { bytes.removeLast() }
     _ = journal.append(tier: .event, topic: topic("reply"), payload: bytes)
-    journal.sync()
+    persist(journal)
     pump()
   }
 
