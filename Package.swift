@@ -72,11 +72,25 @@ let package = Package(
       dependencies: ["Geodesy", "JSON", "Phrasebook", "POSIX", "Wire"],
       swiftSettings: swiftSettings),
 
+    // Fleet uplink (docs/fleet.md): libmosquitto (system library), the MQTT client on
+    // libmosquitto's own thread, the store-and-forward journal, the daemon's sink and the
+    // dispatcher's commands (`stepwise fleet`, `stepwise send`).
+    .systemLibrary(
+      name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+    .target(
+      name: "Uplink",
+      dependencies: [
+        "CMosquitto", "CommandLineSupport", "Daemon", "Geodesy", "Guidance", "JSON", "POSIX",
+        "RouteFiles", "Routes", "Wire",
+      ],
+      swiftSettings: swiftSettings),
+
     // Executables: each owns its command line
     .executableTarget(
       name: "stepwised",
       dependencies: [
         "CommandLineSupport", "Daemon", "Guidance", "Phrasebook", "POSIX", "RouteFiles", "Routes",
+        "Uplink",
       ],
       swiftSettings: swiftSettings),
     .executableTarget(
@@ -84,7 +98,7 @@ let package = Package(
       dependencies: [
         "Client", "CommandLineSupport", "Geodesy", "GPSDProtocol", "Guidance", "JSON", "Lab", "NMEA",
         "Phrasebook",
-        "POSIX", "RouteFiles", "Routes", "Simulation", "Wire",
+        "POSIX", "RouteFiles", "Routes", "Simulation", "Uplink", "Wire",
       ],
       swiftSettings: swiftSettings),
 
@@ -114,7 +128,7 @@ let package = Package(
       dependencies: [
         "Client", "CommandLineSupport", "Daemon", "Geodesy", "GPSD", "GPSDProtocol", "Guidance",
         "JSON", "Lab", "NMEA", "Phrasebook", "POSIX", "RouteFiles", "Routes", "Simulation",
-        "stepwise", "TestSupport", "Wire",
+        "stepwise", "TestSupport", "Uplink", "Wire",
       ],
       swiftSettings: swiftSettings),
 

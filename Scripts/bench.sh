@@ -265,6 +265,38 @@ else
   fanout="Not measured: this stepwised has no subscriber socket (\`stepwised --help\` lists no \`--socket\`)."
 fi
 
+# 6. Fleet uplink -----------------------------------------------------------------------------
+FLEET_VEHICLES=${BENCH_FLEET:-100}
+if ! command -v mosquitto > /dev/null 2>&1 && [ ! -x /usr/sbin/mosquitto ]; then
+  fleet="Not measured: mosquitto is not installed (Scripts/install-deps.sh)."
+elif ! "$STEPWISED" --help 2> /dev/null | grep -q -- '--mqtt'; then
+  fleet="Not measured: this stepwised has no uplink (\`stepwised --help\` lists no \`--mqtt\`)."
+else
+  say "6. fleet uplink: $FLEET_VEHICLES vehicles into one mosquitto, restarted once"
+  python3 Benchmarks/fleet.py run --vehicles "$FLEET_VEHICLES" --speed 4 \
+    --stepwised "$STEPWISED" > "$DATA/fleet.txt" || true
+  python3 Benchmarks/fleet.py cost --speed 10 --stepwised "$STEPWISED" > "$DATA/fleet-cost.txt" \
+    || true
+  g() { kv "$DATA/fleet.txt" "$1"; }
+  u() { kv "$DATA/fleet-cost.txt" "$1"; }
+  fleet="$(g vehicles) \`stepwised --mqtt\` replays of the 001 drive at $(g speed)× into one mosquitto on
+loopback, a durable QoS 1 dispatcher (\`mosquitto_sub -c\`), the broker stopped (SIGTERM) and
+started again 2 s later halfway (\`Benchmarks/fleet.py run\`). Events are compared per vehicle
+with its stdout after dedupe by (\`boot\`, \`seq\`). Latency: from the event's line on the daemon's
+stdout to the dispatcher's receive stamp, leaving out events published during the outage.
+
+| vehicles | events | received | missing | out of order | duplicates | latency p50 | p99 | max |
+|---|---|---|---|---|---|---|---|---|
+| $(g vehicles) | $(g events) | $(g received) | $(g missing) | $(g out_of_order) | $(g duplicates) | $(g latency_p50_ms) ms | $(g latency_p99_ms) ms | $(g latency_max_ms) ms |
+
+Cost on the vehicle (\`Benchmarks/fleet.py cost\`: one replay at 10×, progress every second):
+
+| stepwised | CPU (user + system) | peak RSS |
+|---|---|---|
+| without \`--mqtt\` | $(u without_mqtt_cpu_s) s | $(u without_mqtt_peak_rss_mib) MiB |
+| with \`--mqtt\` | $(u with_mqtt_cpu_s) s | $(u with_mqtt_peak_rss_mib) MiB |"
+fi
+
 # Machine ------------------------------------------------------------------------------------
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 cores=$(nproc)
@@ -361,6 +393,10 @@ $footprint
 
 $fanout
 
+## 6. Fleet uplink over MQTT
+
+$fleet
+
 ## Commands
 
     make bench                      # or: sh Scripts/bench.sh
@@ -377,6 +413,8 @@ $fanout
     $SWBENCH perfix $DATA/zigzag_POINTS.json $ZTRACK 5
     $SWBENCH perfix $DATA/curve_POINTS.json $CTRACK 5
     $SWBENCH load $BIG
+    python3 Benchmarks/fleet.py run --vehicles $FLEET_VEHICLES --speed 4 --stepwised $STEPWISED
+    python3 Benchmarks/fleet.py cost --speed 10 --stepwised $STEPWISED
 EOF
 } > "$OUT.tmp"
 mv "$OUT.tmp" "$OUT"

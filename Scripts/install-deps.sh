@@ -17,8 +17,11 @@ fi
 # gpsd-tools and python3-gps (gpsfake's Python module) run the end-to-end tests against a real gpsd;
 # strace lets DescriptorTests check that descriptors are closed once; shellcheck checks Scripts/;
 # systemd provides systemd-socket-activate for SocketActivationTests; debhelper, dpkg-dev,
-# fakeroot, lintian and man-db build and check the Debian package (Scripts/deb.sh, deb-test.sh).
-PACKAGES="${STEPWISE_APT_PACKAGES:-libgps-dev pkg-config gpsd gpsd-clients gpsd-tools python3-gps strace shellcheck systemd debhelper dpkg-dev fakeroot lintian man-db}"
+# fakeroot, lintian and man-db build and check the Debian package (Scripts/deb.sh, deb-test.sh);
+# libmosquitto-dev builds the CMosquitto/Uplink targets, and mosquitto with mosquitto-clients
+# runs the fleet-uplink tests against a real broker on loopback (openssl makes their TLS
+# certificates).
+PACKAGES="${STEPWISE_APT_PACKAGES:-libgps-dev pkg-config gpsd gpsd-clients gpsd-tools python3-gps strace shellcheck systemd debhelper dpkg-dev fakeroot lintian man-db libmosquitto-dev mosquitto mosquitto-clients openssl}"
 missing=""
 for p in $PACKAGES; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -46,12 +46,14 @@ public struct WireError: Error, Sendable, Equatable, CustomStringConvertible {
     public static let tooManyClients = Code(rawValue: "tooManyClients")
     /// The daemon is stopping; the server disconnects every client.
     public static let shutdown = Code(rawValue: "shutdown")
+    /// A command from the fleet uplink arrived after its `notAfter` (docs/fleet.md).
+    public static let expired = Code(rawValue: "expired")
 
     /// Every code this version of the protocol defines, in documentation order.
     public static let allKnown: [Code] = [
       .badJSON, .badCommand, .unknownCommand, .badArgument, .lineTooLong, .documentTooLarge,
       .notPermitted, .badRoute, .noSuchRoute, .noRoute, .unavailable, .failed, .overflow,
-      .tooManyClients, .shutdown,
+      .tooManyClients, .shutdown, .expired,
     ]
   }
 

@@ -29,6 +29,10 @@ public enum StepwiseTool {
       render DIR|TRACK [--route R] --output FILE.svg   draw a run: map and timeline
       fixes TRACK [--json] [--verbose]     the fixes of an NMEA log or gpsd capture, one per
                                            epoch (--json: gpsd TPV objects)
+      fleet mqtt://HOST:PORT [--prefix P] [--json]   every vehicle's guidance from a fleet
+                                           broker (stepwise fleet --help)
+      send --mqtt URL --vehicle ID COMMAND  load ROUTE, select N, cancel or status to a
+                                           vehicle through the broker; waits for the reply
 
     commands for a running stepwised:
     \(clientUsageSummary)

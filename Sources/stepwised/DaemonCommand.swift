@@ -52,10 +52,14 @@ public enum Stepwised {
   }
 
   /// Runs the daemon with `arguments` (without the program name) and returns the exit status.
-  public static func main(arguments: [String]) async -> Int32 {
+  ///
+  /// - Parameter attachments: the options of what may run beside guidance (the fleet uplink).
+  public static func main(
+    arguments: [String], attachments: [DaemonAttachmentOptions] = []
+  ) async -> Int32 {
     var args = Arguments(arguments)
     if args.flag("--help", "-h") {
-      OutputSink.standardOutput.line(usage)
+      OutputSink.standardOutput.line(([usage] + attachments.map(\.usage)).joined(separator: "\n"))
       OutputSink.standardOutput.flush()
       return ExitStatus.success.rawValue
     }
@@ -73,6 +77,7 @@ public enum Stepwised {
       let verbose = args.flag("--verbose", "-v")
       let speed = try args.number("--replay-speed", in: 0.001...1_000_000)
       let device = try args.option("--gpsd-device")
+      let attached = try attachments.compactMap { try $0.parse(&args) }
       if fast && speed != nil { throw UsageError("--fast and --replay-speed exclude each other") }
       let inputs = try args.positionals()
       guard inputs.count <= 1 else { throw UsageError("only one source can be given") }
@@ -132,6 +137,18 @@ public enum Stepwised {
           )
         }
       }
+      extras.attachments = attached
+      if socketOptions == nil && attached.contains(where: \.takesCommands) {
+        // Commands from an attachment run through the socket's command handling, without a
+        // socket.
+        let handler = extras.commands.handler
+        let index = session.routeIndex
+        extras.startServer = {
+          let server = SubscriberServer(commands: handler)
+          server.setRouteDocument(document, selected: index)
+          return server
+        }
+      }
       if let socketOptions {
         let handler = extras.commands.handler
         let index = session.routeIndex
@@ -159,7 +176,10 @@ public enum Stepwised {
       let report = await Daemon.run(
         session: session, source: source, output: output, extras: extras)
       if let failure = report.startFailure {
-        logLine(3, "stepwised: cannot open the subscriber socket: \(failure)")
+        logLine(
+          3,
+          report.attachmentFailed
+            ? "stepwised: \(failure)" : "stepwised: cannot open the subscriber socket: \(failure)")
         return ExitStatus.failure.rawValue
       }
       if let failure = output.failure {

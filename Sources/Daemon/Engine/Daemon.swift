@@ -13,6 +13,8 @@ public struct DaemonReport: Sendable {
   public var signalled = false
   /// The subscriber socket could not be set up; nothing was guided.
   public var startFailure: (any Error)?
+  /// The failure was an attachment's (``DaemonAttachment/start(_:)``), not the socket's.
+  public var attachmentFailed = false
 }
 
 /// Runs guidance: a fix source feeding the engine, the engine publishing to its sinks, and the
@@ -65,6 +67,19 @@ public enum Daemon {
       return report
     }
     if let server { _ = publisher.add(server) }
+    do {
+      let context = DaemonAttachmentContext(
+        stateDirectory: extras.services?.store?.directory, commands: server)
+      for attachment in extras.attachments { publisher.add(try attachment.start(context)) }
+    } catch {
+      server?.shutdown()
+      for attachment in extras.attachments { await attachment.stop() }
+      signals.stop()
+      var report = DaemonReport()
+      report.startFailure = error
+      report.attachmentFailed = true
+      return report
+    }
     extras.commands.connect(inputs)
     // A resumed session's progress is written again with the route, never removed.
     if let session {
@@ -116,6 +131,7 @@ public enum Daemon {
     }
     server?.shutdown()
     publisher.finish()
+    for attachment in extras.attachments { await attachment.stop() }
     await output.drained()
     if let s = engine.session, let snapshot = s.snapshot {
       services?.saveAtExit(snapshot, of: s.document)
@@ -177,6 +193,8 @@ public struct DaemonExtras: Sendable {
   public var watchdogInterval: Double?
   /// Carries the socket's commands into the engine once it runs.
   public var commands = CommandRelay()
+  /// Runs beside guidance and receives its events (the fleet uplink).
+  public var attachments: [any DaemonAttachment] = []
 
   public init() {}
 }

@@ -15,6 +15,8 @@ final class SubscriberConnection: @unchecked Sendable {
   let mayChangeGuidance: Bool
   var framer: LineFramer
   var watch = WatchRequest()
+  /// For a client that is not a socket: where its lines go instead of the queue.
+  var deliver: (@Sendable ([UInt8]) -> Void)?
 
   var readSource: (any DispatchSourceRead)?
   var writeSource: (any DispatchSourceWrite)?
@@ -54,6 +56,10 @@ final class SubscriberConnection: @unchecked Sendable {
 
   /// Appends one line (with its line end).
   func enqueue(_ line: [UInt8]) {
+    if let deliver {
+      deliver(line)
+      return
+    }
     outgoing.append(line)
     queuedBytes += line.count
   }

@@ -88,7 +88,8 @@ public final class SubscriberServer: @unchecked Sendable {
   public static let release = "0.1.0"
 
   public let configuration: Configuration
-  private let listener: ListeningSocket
+  /// `nil` for a server that only runs remote commands (``remoteClient(answers:)``).
+  private let listener: ListeningSocket?
   private let handler: GuidanceCommandHandler?
   private let queue = DispatchQueue(label: "stepwise.subscribers")
 
@@ -103,6 +104,8 @@ public final class SubscriberServer: @unchecked Sendable {
   private var acceptSource: (any DispatchSourceRead)?
   private var acceptPaused = false
   private var connections: [UInt64: SubscriberConnection] = [:]
+  /// Clients that are not sockets (``remoteClient(answers:)``): they get answers, never events.
+  private var remotes: [UInt64: SubscriberConnection] = [:]
   private var nextID: UInt64 = 1
   private var state = GuidanceState()
   private var lastRouteSeq = 0
@@ -132,6 +135,50 @@ public final class SubscriberServer: @unchecked Sendable {
     source.setCancelHandler { @Sendable [listener] in listener.close() }
     acceptSource = source
     source.resume()
+  }
+
+  /// Creates a server without a socket, for remote commands only (``remoteClient(answers:)``):
+  /// it keeps the state and the route document that `status` and `routes` answer from.
+  public init(configuration: Configuration = Configuration(), commands: GuidanceCommandHandler?) {
+    self.listener = nil
+    self.configuration = configuration
+    self.handler = commands
+  }
+
+  // MARK: Remote clients (any thread but the server's queue)
+
+  /// Takes one message of a remote client (``remoteClient(answers:)``).
+  public typealias RemoteSender = @Sendable ([UInt8]) -> Void
+
+  /// Adds a client that is not a socket (a fleet dispatcher behind an MQTT broker) and returns
+  /// the function that takes its messages.
+  ///
+  /// Each message is framed, limited, parsed, validated and carried out exactly as a socket
+  /// client's command lines are, one at a time, as from a peer permitted to change guidance
+  /// (whoever reaches this client was let through by its transport, e.g. the broker's ACL).
+  /// Every `REPLY` or `ERROR` line (with its line end) goes to `answers`, on the server's
+  /// queue; live events do not.
+  public func remoteClient(answers: @escaping @Sendable ([UInt8]) -> Void) -> RemoteSender {
+    let c = queue.sync { () -> SubscriberConnection in
+      let c = SubscriberConnection(
+        id: nextID, fd: -1, peer: PeerCredentials(pid: 0, uid: getuid(), gid: getgid()),
+        mayChangeGuidance: true,
+        framer: LineFramer(
+          maximumLength: max(
+            configuration.maximumCommandLength, configuration.maximumDocumentSize + 4096)))
+      c.deliver = answers
+      nextID += 1
+      remotes[c.id] = c
+      return c
+    }
+    return { @Sendable [self] message in
+      let line = message + [0x0A]
+      queue.async { @Sendable [self] in
+        guard !c.closed else { return }
+        c.backlog += c.framer.feed(line[...])
+        runBacklog(c)
+      }
+    }
   }
 
   // MARK: Publishing (any thread)
@@ -190,6 +237,8 @@ public final class SubscriberServer: @unchecked Sendable {
       drain()
       pending.withLock { $0.stopped = true }
       shuttingDown = true
+      for c in remotes.values { c.closed = true }
+      remotes.removeAll()
       if acceptPaused {
         acceptPaused = false
         acceptSource?.resume()
@@ -324,7 +373,7 @@ public final class SubscriberServer: @unchecked Sendable {
   // MARK: Connections (on the queue)
 
   private func acceptPending() {
-    while !shuttingDown {
+    while !shuttingDown, let listener {
       let fd: Int32
       do {
         guard let accepted = try SocketCalls.accept(listener.fd) else { return }
@@ -697,7 +746,7 @@ public final class SubscriberServer: @unchecked Sendable {
     case .failure(let error):
       reply = error.object
     }
-    guard let c = connections[id] else { return }
+    guard let c = connections[id] ?? remotes[id] else { return }
     c.busy = false
     if !c.closing { answer(c, reply) }
     runBacklog(c)

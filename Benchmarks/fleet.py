@@ -1,0 +1,263 @@
+#!/usr/bin/env python3
+"""The fleet uplink under load: N stepwised replays publishing into one mosquitto (standard
+library only; needs mosquitto and mosquitto-clients).
+
+  fleet.py run [--vehicles 100] [--speed 4] [--no-restart] [--build release|debug]
+               [--stepwised PATH]
+      Starts a broker on a free loopback port (its own config and folder), a durable
+      dispatcher (mosquitto_sub -V 5 -c, QoS 1, every message stamped with its receive time by
+      -F %U), then N `stepwised --mqtt` replays of Simulations/001-marais-drive at SPEED times
+      real time, each its own vehicle and state directory. Midway the broker is stopped
+      (SIGTERM) and started again 2 s later. Prints key=value lines:
+        events / received / missing / out_of_order (after dedupe by boot and seq, per vehicle,
+        compared with each daemon's stdout), duplicates, and the latency from the event on the
+        daemon's stdout to the dispatcher (p50, p99, max, in ms; events published while the
+        broker was down are left out of the latency, they wait for it by design).
+
+  fleet.py cost [--speed 10]
+      One replay with and without --mqtt (broker up, nothing else running): user+system CPU
+      seconds and peak RSS of stepwised, side by side.
+
+Latency: the i-th non-PROGRESS line of a daemon's --json stdout is the i-th event of its
+`events` topic. Its stdout time is when this script's reader got the line (one thread per
+daemon), its dispatcher time the receive stamp of mosquitto_sub. Both clocks are this host's
+CLOCK_REALTIME. The figure includes the journal's fdatasync, the broker and the dispatcher.
+"""
+import argparse
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROUTE = os.path.join(ROOT, "Simulations/001-marais-drive/route.json")
+TRACK = os.path.join(ROOT, "Simulations/001-marais-drive/drive.nmea")
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def listening(port):
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+        return True
+    except OSError:
+        return False
+
+
+class Broker:
+    def __init__(self, folder):
+        self.folder = folder
+        self.port = free_port()
+        os.chmod(folder, 0o1777)
+        with open(os.path.join(folder, "mosquitto.conf"), "w") as f:
+            f.write(
+                "listener %d 127.0.0.1\nallow_anonymous true\npersistence true\n"
+                "persistence_location %s/\nautosave_interval 1\nmax_queued_messages 1000000\n"
+                "max_inflight_messages 100\nlog_dest file %s/mosquitto.log\n"
+                % (self.port, folder, folder))
+        self.proc = None
+        self.start()
+
+    def start(self):
+        self.proc = subprocess.Popen(
+            ["mosquitto", "-c", os.path.join(self.folder, "mosquitto.conf")],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        end = time.time() + 10
+        while not listening(self.port):
+            if time.time() > end:
+                sys.exit("fleet: mosquitto did not start")
+            time.sleep(0.05)
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGTERM)
+        self.proc.wait(timeout=20)
+
+
+def binary(build, name, given=None):
+    path = given or os.path.join(ROOT, ".build", build, name)
+    if not os.access(path, os.X_OK):
+        sys.exit("fleet: %s is not built (swift build -c %s)" % (path, build))
+    return path
+
+
+def reader(proc, lines):
+    for raw in proc.stdout:
+        lines.append((time.time(), raw.rstrip(b"\n")))
+
+
+def percentile(values, p):
+    if not values:
+        return float("nan")
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(p / 100.0 * (len(values) - 1))))]
+
+
+def run(args):
+    work = tempfile.mkdtemp(prefix="stepwise-fleet-")
+    try:
+        os.mkdir(os.path.join(work, "broker"))
+        broker = Broker(os.path.join(work, "broker"))
+        url = "mqtt://127.0.0.1:%d" % broker.port
+        sub_out = open(os.path.join(work, "dispatcher.txt"), "wb")
+        sub = subprocess.Popen(
+            ["mosquitto_sub", "-h", "127.0.0.1", "-p", str(broker.port), "-V", "5", "-c",
+             "-i", "dispatcher", "-x", "3600", "-q", "1", "-t", "stepwise/+/events",
+             "-F", "%U %t %p"], stdout=sub_out, stderr=subprocess.DEVNULL)
+        time.sleep(0.5)
+        stepwised = binary(args.build, "stepwised", args.stepwised)
+        daemons = []
+        for i in range(args.vehicles):
+            vid = "v%03d" % i
+            p = subprocess.Popen(
+                [stepwised, "--route", ROUTE, "--json", "--replay-speed", str(args.speed),
+                 "--state-dir", os.path.join(work, "state-" + vid), "--mqtt", url,
+                 "--vehicle", vid, TRACK],
+                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            lines = []
+            t = threading.Thread(target=reader, args=(p, lines), daemon=True)
+            t.start()
+            daemons.append((vid, p, lines, t))
+        outage = None
+        if not args.no_restart:
+            time.sleep(130.0 / args.speed)
+            down = time.time()
+            broker.stop()
+            time.sleep(2)
+            broker.start()
+            outage = (down, time.time())
+        for _, p, _, t in daemons:
+            p.wait()
+            t.join()
+        # Let the dispatcher take what the journals sent last.
+        expected = {}
+        for vid, _, lines, _ in daemons:
+            expected[vid] = [(ts, l) for ts, l in lines
+                             if json.loads(l).get("class") != "PROGRESS"]
+        total = sum(len(v) for v in expected.values())
+        end = time.time() + 30
+        while time.time() < end:
+            sub_out.flush()
+            with open(os.path.join(work, "dispatcher.txt"), "rb") as f:
+                got = sum(1 for _ in f)
+            if got >= total:
+                break
+            time.sleep(0.5)
+        time.sleep(1)
+        sub.terminate()
+        sub.wait()
+        sub_out.close()
+        received = {}
+        last = {}
+        dups = 0
+        out_of_order = 0
+        count = 0
+        with open(os.path.join(work, "dispatcher.txt"), "rb") as f:
+            for raw in f:
+                parts = raw.rstrip(b"\n").split(b" ", 2)
+                if len(parts) != 3:
+                    continue
+                count += 1
+                stamp, topic, payload = float(parts[0]), parts[1].decode(), json.loads(parts[2])
+                vid = topic.split("/")[-2]
+                key = (vid, payload["boot"])
+                if key in last and payload["seq"] <= last[key]:
+                    dups += 1
+                    continue
+                last[key] = payload["seq"]
+                received.setdefault(vid, []).append((stamp, payload))
+        missing = 0
+        latencies = []
+        for vid, lines in expected.items():
+            got = received.get(vid, [])
+            for i, (ts, line) in enumerate(lines):
+                want = json.loads(line)
+                if i >= len(got):
+                    missing += 1
+                    continue
+                have = {k: v for k, v in got[i][1].items() if k not in ("seq", "boot")}
+                if have != want:
+                    out_of_order += 1
+                    continue
+                if outage and outage[0] - 1 <= ts <= outage[1] + 30:
+                    continue
+                latencies.append((got[i][0] - ts) * 1000)
+        print("vehicles=%d" % args.vehicles)
+        print("speed=%s" % args.speed)
+        print("broker_restarted=%s" % ("no" if args.no_restart else "yes"))
+        print("events=%d" % total)
+        print("received=%d" % count)
+        print("duplicates=%d" % dups)
+        print("missing=%d" % missing)
+        print("out_of_order=%d" % out_of_order)
+        print("latency_samples=%d" % len(latencies))
+        print("latency_p50_ms=%.1f" % percentile(latencies, 50))
+        print("latency_p99_ms=%.1f" % percentile(latencies, 99))
+        print("latency_max_ms=%.1f" % (max(latencies) if latencies else float("nan")))
+        broker.stop()
+        return 0 if missing == 0 and out_of_order == 0 else 1
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def cost(args):
+    work = tempfile.mkdtemp(prefix="stepwise-fleet-cost-")
+    try:
+        os.mkdir(os.path.join(work, "broker"))
+        broker = Broker(os.path.join(work, "broker"))
+        stepwised = binary(args.build, "stepwised", args.stepwised)
+        results = {}
+        for label, extra in (("without", []), ("with", [
+                "--mqtt", "mqtt://127.0.0.1:%d" % broker.port, "--vehicle", "cost",
+                "--mqtt-progress-interval", "1"])):
+            p = subprocess.Popen(
+                [stepwised, "--route", ROUTE, "--json", "--replay-speed", str(args.speed),
+                 "--state-dir", os.path.join(work, "state-" + label), TRACK] + extra,
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            _, status, usage = os.wait4(p.pid, 0)
+            cpu = usage.ru_utime + usage.ru_stime
+            results[label] = (cpu, usage.ru_maxrss / 1024.0, status)
+        for label, (cpu, rss, status) in results.items():
+            print("%s_mqtt_cpu_s=%.3f" % (label, cpu))
+            print("%s_mqtt_peak_rss_mib=%.1f" % (label, rss))
+            print("%s_mqtt_status=%d" % (label, status))
+        broker.stop()
+        return 0
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sp = ap.add_subparsers(dest="command", required=True)
+    r = sp.add_parser("run")
+    r.add_argument("--vehicles", type=int, default=100)
+    r.add_argument("--speed", type=float, default=4)
+    r.add_argument("--no-restart", action="store_true")
+    r.add_argument("--build", default="release")
+    r.add_argument("--stepwised")
+    c = sp.add_parser("cost")
+    c.add_argument("--speed", type=float, default=10)
+    c.add_argument("--build", default="release")
+    c.add_argument("--stepwised")
+    args = ap.parse_args()
+    for tool in ("mosquitto", "mosquitto_sub"):
+        if shutil.which(tool) is None and not os.path.exists("/usr/sbin/" + tool):
+            sys.exit("fleet: %s is missing (Scripts/install-deps.sh)" % tool)
+    os.environ["PATH"] = os.environ.get("PATH", "") + ":/usr/sbin"
+    sys.exit(run(args) if args.command == "run" else cost(args))
+
+
+if __name__ == "__main__":
+    main()

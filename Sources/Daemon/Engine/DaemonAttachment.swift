@@ -1,0 +1,43 @@
+import CommandLineSupport
+import Wire
+
+/// Something that runs beside guidance and receives every event it publishes, such as the fleet
+/// uplink (`Uplink`), given to ``Stepwised/main(arguments:attachments:)`` by the executable so
+/// that this target need not link what it uses.
+///
+/// ``Daemon/run(session:source:publisher:output:heartbeat:tickInterval:extras:)`` calls
+/// ``start(_:)`` once the signal handlers are in place and the subscriber socket listens
+/// (before `READY=1`), adds the sink it returns to the publisher, and calls ``stop()`` after the
+/// last event, before exiting.
+public protocol DaemonAttachment: AnyObject, Sendable {
+  /// Whether it takes commands (the daemon then keeps a command server even without a socket).
+  var takesCommands: Bool { get }
+  /// Starts; returns the sink for the events. A throw stops the daemon before guiding.
+  func start(_ context: DaemonAttachmentContext) throws -> any EventSink
+  /// Stops after the last event; may take a moment (bounded) to hand over what is queued.
+  func stop() async
+}
+
+/// What an attachment gets at start.
+public struct DaemonAttachmentContext: Sendable {
+  /// The state directory, when the daemon has one.
+  public var stateDirectory: String?
+  /// The daemon's command server (for ``SubscriberServer/remoteClient(answers:)``), when
+  /// ``DaemonAttachment/takesCommands`` asked for one.
+  public var commands: SubscriberServer?
+}
+
+/// An attachment's command-line options: parsed by `stepwised` before its own positionals.
+public struct DaemonAttachmentOptions: Sendable {
+  /// The lines `stepwised --help` shows for them.
+  public var usage: String
+  /// Takes the options out of the arguments; `nil` when none of them was given.
+  public var parse: @Sendable (inout Arguments) throws -> (any DaemonAttachment)?
+
+  public init(
+    usage: String, parse: @escaping @Sendable (inout Arguments) throws -> (any DaemonAttachment)?
+  ) {
+    self.usage = usage
+    self.parse = parse
+  }
+}

@@ -1,0 +1,510 @@
+import CommandLineSupport
+import Daemon
+import Dispatch
+import Geodesy
+import Glibc
+import Guidance
+import JSON
+import POSIX
+import Synchronization
+import Wire
+
+/// The fleet uplink: publishes the daemon's events to an MQTT broker through the journal, and
+/// takes commands from dispatchers (docs/fleet.md).
+///
+/// ```
+///   engine ──receive──▶ pending (lock) ──▶ uplink queue: encode, journal, fdatasync ──▶ libmosquitto
+///                                              ▲                                        (own thread)
+///          network thread: CONNACK, PUBACK, command messages ─────────────────────────┘
+/// ```
+///
+/// ``receive(_:)`` only appends to a list under a lock, so the engine, the prompts and the
+/// socket's subscribers never wait for the network or the disk. Everything else runs on one
+/// serial queue: the journal, the window of messages handed to libmosquitto (at most
+/// ``window`` unacknowledged, because libmosquitto's own queue is in memory and unbounded),
+/// the retained `state`, and commands.
+///
+/// Topics under the prefix: `online` (retained; the will says `{"online":false}`), `state`
+/// (retained, the `STATE` object plus the uplink's counters), `events` (QoS 1, every event but
+/// `PROGRESS`, with `boot` and `seq`), `progress` (QoS 1, at most one per
+/// ``UplinkConfiguration/progressInterval`` seconds of fix time, with a message expiry),
+/// `command` (subscribed with `--mqtt-commands`) and `reply`.
+///
+/// Invariant behind `@unchecked Sendable`: every `var` except `pending` is touched only on
+/// `queue`; `pending` is inside a `Mutex`.
+public final class MQTTUplink: EventSink, DaemonAttachment, @unchecked Sendable {
+  /// Messages handed to libmosquitto and not yet acknowledged, at most.
+  public static let window = 20
+  /// Seconds a `progress` message stays worth delivering (its MQTT 5 message expiry).
+  public static let progressLifetime = 300.0
+  /// Command ids remembered to ignore replays (QoS 1 may deliver a command twice).
+  public static let rememberedCommands = 1024
+  /// Seconds `stop()` waits for the broker to take what is queued before disconnecting.
+  public static let stopGrace = 2.0
+
+  public let configuration: UplinkConfiguration
+  /// Changes with each start of the daemon: consumers dedupe by (`boot`, `seq`).
+  public let boot: String
+  private let queue = DispatchQueue(label: "stepwise.uplink")
+
+  private struct Pending {
+    var publications: [Publication] = []
+    var scheduled = false
+    var finished = false
+  }
+  private let pending = Mutex(Pending())
+
+  // Confined to `queue`.
+  private var journal: Journal?
+  private var client: MQTTClient?
+  private var connected = false
+  /// Journal id of the next message to hand over.
+  private var sendFrom: UInt64 = 0
+  /// libmosquitto's message id → journal id, for the messages handed over.
+  private var inFlight: [Int32: UInt64] = [:]
+  private var state = GuidanceState()
+  private var stateDirty = false
+  /// `pending` in the last `state` published.
+  private var publishedPending = 0
+  private var lastProgressTime: Double?
+  private var expired = 0
+  private var recentCommands: [String] = []
+  private var recentSet = Set<String>()
+  private var remote: (@Sendable ([UInt8]) -> Void)?
+  private var lastConnectReason: Int32?
+  private var connectedOnce = false
+  private var stopWaiters: [@Sendable () -> Void] = []
+  private var journalFailing = false
+
+  public init(_ configuration: UplinkConfiguration) {
+    self.configuration = configuration
+    var g = SystemRandomNumberGenerator()
+    let r = g.next() as UInt64
+    boot = String(r, radix: 16).leftPadded(to: 16)
+  }
+
+  /// The options of `stepwised`.
+  public static let options = DaemonAttachmentOptions(usage: UplinkConfiguration.usage) {
+    args in
+    try UplinkConfiguration.parse(&args).map { MQTTUplink($0) }
+  }
+
+  public var takesCommands: Bool { configuration.commands }
+
+  func topic(_ name: String) -> String { configuration.prefix + "/" + name }
+
+  // MARK: DaemonAttachment
+
+  public func start(_ context: DaemonAttachmentContext) throws -> any EventSink {
+    guard let directory = context.stateDirectory else {
+      throw UsageError(
+        "--mqtt needs a state directory for its journal (--state-dir DIR, or StateDirectory= "
+          + "under systemd)")
+    }
+    _ = mkdir(directory, 0o755)
+    let journal = try Journal(
+      path: directory + "/mqtt-journal", capacity: configuration.journalSize)
+    let r = journal.recovery
+    if r.discardedBytes > 0 {
+      logLine(
+        4,
+        "stepwised: the MQTT journal had a damaged tail (\(r.discardedBytes) bytes after "
+          + "\(r.records) whole records, a power cut?); recovered up to the last whole record")
+    }
+    if r.pending > 0 {
+      logLine(6, "stepwised: \(r.pending) journalled MQTT messages wait for the broker")
+    }
+    var options = MQTTClient.Options(
+      host: configuration.broker.host, port: configuration.broker.port,
+      clientID: configuration.vehicle)
+    options.username = configuration.credentials?.username
+    options.password = configuration.credentials?.password
+    if configuration.broker.tls {
+      options.tls = .init(
+        caFile: configuration.caFile, certificate: configuration.certificate,
+        key: configuration.key)
+    }
+    options.sendMaximum = Int32(Self.window)
+    options.keepalive = configuration.keepalive
+    options.will = (topic("online"), Array(#"{"online":false}"#.utf8))
+    var handlers = MQTTClient.Handlers()
+    handlers.connected = { [self] reason, present in
+      queue.async { @Sendable [self] in connectionChanged(reason: reason, sessionPresent: present) }
+    }
+    handlers.disconnected = { [self] reason in
+      queue.async { @Sendable [self] in disconnected(reason: reason) }
+    }
+    handlers.acknowledged = { [self] mid in
+      queue.async { @Sendable [self] in acknowledged(mid) }
+    }
+    handlers.message = { [self] topic, payload in
+      queue.async { @Sendable [self] in received(topic, payload) }
+    }
+    let client = try MQTTClient(options, handlers: handlers)
+    let answers: @Sendable ([UInt8]) -> Void = { [self] line in
+      queue.async { @Sendable [self] in reply(line) }
+    }
+    let remote = configuration.commands ? context.commands?.remoteClient(answers: answers) : nil
+    queue.sync {
+      self.journal = journal
+      self.client = client
+      self.remote = remote
+      sendFrom = journal.ledger.live.first?.id ?? 0
+    }
+    let broker = configuration.broker
+    client.start { failure in
+      logLine(4, "stepwised: MQTT: cannot reach \(broker) (\(failure)); retrying with back-off")
+    }
+    return self
+  }
+
+  public func stop() async {
+    let done: Bool = queue.sync { client == nil }
+    if done { return }
+    await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+      queue.async { @Sendable [self] in
+        drain()
+        stopWaiters.append { c.resume() }
+        if handedOver {
+          finishStopping()
+        } else {
+          // What is journalled stays for the next start; a short wait lets the broker take it
+          // now (also when the first connect is still under way).
+          queue.asyncAfter(deadline: .now() + Self.stopGrace) { @Sendable [self] in
+            finishStopping()
+          }
+        }
+      }
+    }
+  }
+
+  /// Says offline, disconnects and stops the network thread (once), then wakes `stop()`.
+  private func finishStopping() {
+    guard let client else {
+      resumeStopWaiters()
+      return
+    }
+    self.client = nil
+    journal?.sync()
+    // Off the uplink queue: disconnecting joins the network thread, whose callbacks hop here.
+    DispatchQueue.global().async { @Sendable [self] in
+      client.close()
+      queue.async { @Sendable [self] in resumeStopWaiters() }
+    }
+  }
+
+  private func resumeStopWaiters() {
+    let waiters = stopWaiters
+    stopWaiters = []
+    for w in waiters { w() }
+  }
+
+  // MARK: EventSink (the engine's task; never blocks)
+
+  public func receive(_ publication: Publication) {
+    receive(CollectionOfOne(publication))
+  }
+
+  public func receive(_ publications: [Publication]) {
+    receive(publications[...])
+  }
+
+  private func receive(_ publications: some Collection<Publication>) {
+    let schedule = pending.withLock { p -> Bool in
+      guard !p.finished else { return false }
+      p.publications.append(contentsOf: publications)
+      if p.scheduled { return false }
+      p.scheduled = true
+      return true
+    }
+    if schedule { queue.async { @Sendable [self] in drain() } }
+  }
+
+  public func finish() {
+    pending.withLock { $0.finished = true }
+    queue.async { @Sendable [self] in drain() }
+  }
+
+  // MARK: On the queue
+
+  private func drain() {
+    let batch = pending.withLock { p -> [Publication] in
+      let b = p.publications
+      p.publications.removeAll(keepingCapacity: true)
+      p.scheduled = false
+      return b
+    }
+    guard let journal, !batch.isEmpty else { return }
+    for p in batch { journalEvent(p, journal) }
+    persist(journal)
+    pump()
+  }
+
+  /// Syncs the journal; a failure (a full or broken disk) is said once, and messages still go
+  /// out, only without surviving a crash until the journal works again.
+  private func persist(_ journal: Journal) {
+    let ok = journal.sync()
+    if !ok && !journalFailing, let failure = journal.failure {
+      logLine(4, "stepwised: MQTT journal: \(failure); sending without it until it works again")
+    }
+    journalFailing = !ok
+  }
+
+  private func journalEvent(_ p: Publication, _ journal: Journal) {
+    let object: JSONObject
+    var progressTime: Double?
+    switch p.event {
+    case .navigation(let e):
+      object = EventEncoder.object(e)
+      if case .progress = e.kind { progressTime = e.time }
+    case .source(let s):
+      object = EventEncoder.object(s)
+    }
+    let stamped = Self.stamp(object, seq: p.seq, boot: boot)
+    state.apply(stamped)
+    if let t = progressTime {
+      if let last = lastProgressTime, t - last < configuration.progressInterval, t >= last {
+        return
+      }
+      lastProgressTime = t
+      add(journal, .progress, "progress", stamped, expiry: wallClock() + Self.progressLifetime)
+    } else {
+      add(journal, .event, "events", stamped)
+    }
+  }
+
+  private func add(
+    _ journal: Journal, _ tier: JournalEntry.Tier, _ name: String, _ object: JSONObject,
+    expiry: Double? = nil
+  ) {
+    let payload = Array(JSONWriter.string(.object(object)).utf8)
+    let before = journal.ledger.droppedEvents
+    _ = journal.append(tier: tier, topic: topic(name), payload: payload, expiry: expiry)
+    stateDirty = true
+    if journal.ledger.droppedEvents > before {
+      logLine(
+        4,
+        "stepwised: MQTT journal full (\(configuration.journalSize) bytes): dropped "
+          + "\(journal.ledger.droppedEvents - before) event(s); counted in state")
+    }
+  }
+
+  /// Hands journalled messages to libmosquitto, oldest first, while connected and within the
+  /// window; then the retained state when it changed.
+  private func pump() {
+    guard connected, let client, let journal else { return }
+    while inFlight.count < Self.window {
+      let next = journal.ledger.live(from: sendFrom, limit: Self.window - inFlight.count)
+      if next.isEmpty { break }
+      let now = wallClock()
+      for e in next {
+        sendFrom = e.id + 1
+        var expiry: UInt32?
+        if let deadline = e.expiry {
+          guard deadline > now else {
+            journal.complete(e.id)
+            expired += 1
+            continue
+          }
+          expiry = UInt32(max(1, (deadline - now).rounded(.up)))
+        }
+        let (rc, mid) = client.publish(
+          e.topic, e.payload, qos: Int32(e.qos), retain: e.retain, expiry: expiry)
+        if rc == 0 || rc == 4 {
+          // 4 = MOSQ_ERR_NO_CONN: libmosquitto keeps the message and sends it on reconnect.
+          inFlight[mid] = e.id
+        } else {
+          let failure = MQTTClient.Failure(code: rc, function: "publish")
+          logLine(4, "stepwised: MQTT: cannot publish on \(e.topic): \(failure); dropped")
+          journal.complete(e.id)
+        }
+      }
+    }
+    // The state says how much waits; once that drains, it says so too.
+    if publishedPending > 0 && journal.ledger.count == 0 { stateDirty = true }
+    if stateDirty {
+      stateDirty = false
+      publishedPending = journal.ledger.count
+      _ = client.publish(topic("state"), stateBytes(), qos: 1, retain: true)
+    }
+    journal.sync(durable: false)
+  }
+
+  private func stateBytes() -> [UInt8] {
+    var o = state.object
+    o.append("boot", .string(boot))
+    var uplink = JSONObject()
+    if let ledger = journal?.ledger {
+      uplink.append("pending", .number(Double(ledger.count)))
+      uplink.append("droppedProgress", .number(Double(ledger.droppedProgress)))
+      uplink.append("droppedEvents", .number(Double(ledger.droppedEvents)))
+    }
+    uplink.append("expired", .number(Double(expired)))
+    o.append("uplink", .object(uplink))
+    return Array(JSONWriter.string(.object(o)).utf8)
+  }
+
+  private func connectionChanged(reason: Int32, sessionPresent: Bool) {
+    guard let client else { return }
+    guard reason == 0 else {
+      if lastConnectReason != reason {
+        logLine(
+          3,
+          "stepwised: MQTT: \(configuration.broker) refused the connection: "
+            + "\(MQTTClient.reason(reason)) (check --mqtt-credentials and the broker's ACL); "
+            + "retrying with back-off, guidance goes on")
+      }
+      lastConnectReason = reason
+      return
+    }
+    lastConnectReason = nil
+    connected = true
+    logLine(
+      connectedOnce ? 5 : 6,
+      "stepwised: MQTT: connected to \(configuration.broker) as \(configuration.vehicle)"
+        + (sessionPresent ? " (session kept)" : ""))
+    connectedOnce = true
+    var online = JSONObject()
+    online.append("online", true)
+    online.append("boot", .string(boot))
+    online.append("release", .string(configuration.release))
+    _ = client.publish(
+      topic("online"), Array(JSONWriter.string(.object(online)).utf8), qos: 1, retain: true)
+    if configuration.commands { client.subscribe(topic("command")) }
+    // Messages handed over before the drop are libmosquitto's to resend; the rest follow.
+    stateDirty = state.seq > 0
+    pump()
+  }
+
+  private func disconnected(reason: Int32) {
+    if connected && client != nil {
+      logLine(
+        4,
+        "stepwised: MQTT: lost \(configuration.broker) (\(MQTTClient.reason(reason))); "
+          + "journalling until it is back")
+    }
+    connected = false
+  }
+
+  private func acknowledged(_ mid: Int32) {
+    guard let id = inFlight.removeValue(forKey: mid) else { return }
+    journal?.complete(id)
+    pump()
+    if handedOver && !stopWaiters.isEmpty { finishStopping() }
+  }
+
+  /// Whether the broker has acknowledged everything journalled.
+  private var handedOver: Bool { inFlight.isEmpty && (journal?.ledger.count ?? 0) == 0 }
+
+  // MARK: Commands
+
+  private func received(_ topic: String, _ payload: [UInt8]) {
+    guard topic == self.topic("command"), let remote else { return }
+    // Small enough to read: look at its id (replays) and notAfter (stale commands) first;
+    // anything else (oversized, malformed) goes to the command handling as is, which answers
+    // it as it answers a socket client.
+    if payload.count <= SubscriberServer.Configuration().maximumDocumentSize + 4096,
+      case .object(let o)? = try? JSONParser.parse(payload)
+    {
+      let id = o["id"]
+      let name = o["cmd"]?.stringValue
+      guard let id, let key = Self.key(id) else {
+        reply(
+          WireError(
+            .badArgument, "commands over MQTT need an \"id\" (a string or a number)",
+            command: name, id: id
+          ).object)
+        return
+      }
+      if recentSet.contains(key) {
+        logLine(6, "stepwised: MQTT: command \(key) again; ignored (replay)")
+        return
+      }
+      remember(key)
+      if let limit = o["notAfter"] {
+        guard let deadline = Self.time(limit) else {
+          reply(
+            WireError(
+              .badArgument, "\"notAfter\" must be an ISO 8601 time or seconds since 1970",
+              command: name, id: id
+            ).object)
+          return
+        }
+        if wallClock() > deadline {
+          reply(
+            WireError(.expired, "the command arrived after its notAfter", command: name, id: id)
+              .object)
+          return
+        }
+      }
+    }
+    remote(payload)
+  }
+
+  private func remember(_ key: String) {
+    recentCommands.append(key)
+    recentSet.insert(key)
+    if recentCommands.count > Self.rememberedCommands {
+      recentSet.remove(recentCommands.removeFirst())
+    }
+  }
+
+  private func reply(_ object: JSONObject) {
+    reply(Array(JSONWriter.string(.object(object)).utf8))
+  }
+
+  /// Journals one `REPLY` or `ERROR` line for `reply`.
+  private func reply(_ line: [UInt8]) {
+    guard let journal else { return }
+    var bytes = line
+    if bytes.last == 0x0A { bytes.removeLast() }
+    _ = journal.append(tier: .event, topic: topic("reply"), payload: bytes)
+    persist(journal)
+    pump()
+  }
+
+  // MARK: Helpers
+
+  /// `event` with `seq` after `time` (or after `class`) and `boot` after `seq`, as on the
+  /// socket plus `boot`.
+  static func stamp(_ event: JSONObject, seq: UInt64, boot: String) -> JSONObject {
+    var o = JSONObject()
+    let anchor = event["time"] == nil ? "class" : "time"
+    for m in event where m.key != "seq" && m.key != "boot" {
+      o.append(m.key, m.value)
+      if m.key == anchor {
+        o.append("seq", .number(Double(seq)))
+        o.append("boot", .string(boot))
+      }
+    }
+    return o
+  }
+
+  static func key(_ id: JSONValue) -> String? {
+    switch id {
+    case .string(let s): "s" + s
+    case .number(let d): "n" + JSONWriter.string(.number(d))
+    default: nil
+    }
+  }
+
+  static func time(_ value: JSONValue) -> Double? {
+    switch value {
+    case .number(let d): d
+    case .string(let s): UTCTime.parseISO8601(s)
+    default: nil
+    }
+  }
+
+  private func wallClock() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_REALTIME, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+  }
+}
+
+extension String {
+  fileprivate func leftPadded(to width: Int) -> String {
+    count >= width ? self : String(repeating: "0", count: width - count) + self
+  }
+}
