@@ -85,6 +85,18 @@ let package = Package(
       ],
       swiftSettings: swiftSettings),
 
+    // Rerouting: the pure half (router requests and replies, when to reroute) and the router
+    // client: libcurl (system library), a C shim over its variadic calls, and the client thread.
+    .target(
+      name: "Rerouting", dependencies: ["Geodesy", "JSON", "Routes"],
+      swiftSettings: swiftSettings),
+    .systemLibrary(
+      name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+    .target(name: "CurlShim", dependencies: ["CCurl"]),
+    .target(
+      name: "Router", dependencies: ["CurlShim", "Rerouting", "Routes"],
+      swiftSettings: swiftSettings),
+
     // Executables: each owns its command line
     .executableTarget(
       name: "stepwised",
@@ -128,7 +140,7 @@ let package = Package(
       dependencies: [
         "Client", "CommandLineSupport", "Daemon", "Geodesy", "GPSD", "GPSDProtocol", "Guidance",
         "JSON", "Lab", "NMEA", "Phrasebook", "POSIX", "RouteFiles", "Routes", "Simulation",
-        "stepwise", "TestSupport", "Uplink", "Wire",
+        "Rerouting", "Router", "stepwise", "TestSupport", "Uplink", "Wire",
       ],
       swiftSettings: swiftSettings),
 

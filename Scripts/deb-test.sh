@@ -45,7 +45,8 @@ dpkg-query -W -f='${Conffiles}\n' stepwise | grep -q "/etc/default/stepwised" ||
 getent group stepwise >/dev/null || fail "the stepwise group was not created (sysusers)"
 /usr/bin/stepwised --help | grep -q "usage: stepwised" || fail "/usr/bin/stepwised --help"
 /usr/bin/stepwise --help >/dev/null || fail "/usr/bin/stepwise --help"
-man -w stepwised >/dev/null && man -w stepwise >/dev/null || fail "man cannot find the pages"
+man -w stepwised >/dev/null || fail "man cannot find stepwised(8)"
+man -w stepwise >/dev/null || fail "man cannot find stepwise(1)"
 # A real man page: man renders it without a warning.
 for page in /usr/share/man/man8/stepwised.8.gz /usr/share/man/man1/stepwise.1.gz; do
   warnings=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -E UTF-8 -l "$page" 2>&1 >/dev/null)
@@ -57,8 +58,9 @@ done
 
 dpkg -r stepwise
 removed=yes
-[ ! -e /usr/bin/stepwised ] && [ ! -e /lib/systemd/system/stepwised.service ] ||
+if [ -e /usr/bin/stepwised ] || [ -e /lib/systemd/system/stepwised.service ]; then
   fail "dpkg -r left files behind"
+fi
 [ -e /etc/default/stepwised ] || fail "dpkg -r removed the conffile"
 dpkg -P stepwise
 [ ! -e /etc/default/stepwised ] || fail "dpkg -P left /etc/default/stepwised"

@@ -20,8 +20,10 @@ fi
 # fakeroot, lintian and man-db build and check the Debian package (Scripts/deb.sh, deb-test.sh);
 # libmosquitto-dev builds the CMosquitto/Uplink targets, and mosquitto with mosquitto-clients
 # runs the fleet-uplink tests against a real broker on loopback (openssl makes their TLS
-# certificates).
-PACKAGES="${STEPWISE_APT_PACKAGES:-libgps-dev pkg-config gpsd gpsd-clients gpsd-tools python3-gps strace shellcheck systemd debhelper dpkg-dev fakeroot lintian man-db libmosquitto-dev mosquitto mosquitto-clients openssl}"
+# certificates and the test certificate of the router's https test); libcurl4-openssl-dev
+# builds the CCurl/CurlShim targets (the router client); python3-pip, unzip, curl and bc fetch
+# and run the real Valhalla of the router tests (Tests/Valhalla/serve.sh).
+PACKAGES="${STEPWISE_APT_PACKAGES:-libgps-dev pkg-config gpsd gpsd-clients gpsd-tools python3-gps strace shellcheck systemd debhelper dpkg-dev fakeroot lintian man-db libmosquitto-dev mosquitto mosquitto-clients openssl libcurl4-openssl-dev python3-pip unzip curl bc}"
 missing=""
 for p in $PACKAGES; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
@@ -34,4 +36,11 @@ if [ -n "$missing" ]; then
   # $missing is a list of package names: split on purpose.
   # shellcheck disable=SC2086
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
+fi
+
+# Valhalla's executables for the router tests, from the pyvalhalla wheel (pip, ~37 MB, once).
+VALHALLA_HOME="${VALHALLA_HOME:-${XDG_CACHE_HOME:-$HOME/.cache}/stepwise-valhalla/vx}"
+if [ ! -x "$VALHALLA_HOME/valhalla/bin/valhalla_service" ]; then
+  echo "install-deps: fetching Valhalla (pyvalhalla wheel)" >&2
+  bash "$(dirname "$0")/../Tests/Valhalla/serve.sh" --fetch-wheel "$(dirname "$VALHALLA_HOME")" >&2
 fi

@@ -1,0 +1,233 @@
+import Geodesy
+import Rerouting
+import Routes
+import TestSupport
+import Testing
+
+/// When to reroute and whether to use the answer, without a router: answers are handed in.
+@Suite struct RerouteControllerTests {
+  static let start = Coordinate(latitude: 47.14, longitude: 9.52)
+  /// Where the vehicle left the route: 200 m east of the start, then 60 m south.
+  static let off = start.destination(distance: 200, bearing: 90)
+    .destination(distance: 60, bearing: 180)
+  /// The new route from `off`: 300 m south to a right turn, then 400 m west.
+  static let newRoute = makeRoute(
+    start: off, legs: [(180, 300, "Turn right onto B"), (270, 400, "Arrive")])
+  /// The current route's maneuvers still ahead.
+  static let remaining = [
+    start.destination(distance: 500, bearing: 90),
+    start.destination(distance: 500, bearing: 90).destination(distance: 500, bearing: 0),
+  ]
+
+  static func fix(
+    _ time: Double, at point: Coordinate = off, evidence: OffRouteEvidence,
+    speed: Double = 10, course: Double? = 180, toGoal: Double = 900
+  ) -> RerouteObservation {
+    RerouteObservation(
+      time: time, coordinate: point, course: course, speed: speed, accuracy: 5,
+      evidence: evidence, distanceToDestination: toGoal)
+  }
+
+  static func askedID(_ d: [RerouteDecision]) -> String? {
+    if case .ask(let id, _)? = d.first, d.count == 1 { return id }
+    return nil
+  }
+
+  static func answer(
+    _ c: inout RerouteController, _ id: String, _ document: RouteDocument = newRoute,
+    back: [Coordinate] = remaining
+  ) -> [RerouteDecision] {
+    c.received(id: id, result: .success(document), remainingManeuvers: back)
+  }
+
+  @Test func asksWhileSuspectedAndAppliesOnlyOnceConfirmed() throws {
+    var c = RerouteController(idPrefix: "r1")
+    let id = try #require(Self.askedID(c.observe(Self.fix(0, evidence: .suspected))))
+    #expect(id == "r1-1")
+    #expect(c.status == .rerouting)
+    #expect(Self.answer(&c, id).isEmpty)  // held: only suspected
+    #expect(c.observe(Self.fix(1, evidence: .suspected)).isEmpty)
+    let point = Self.off.destination(distance: 20, bearing: 180)
+    #expect(
+      c.observe(Self.fix(2, at: point, evidence: .confirmed))
+        == [.apply(Self.newRoute, announce: true)])
+    #expect(c.status == .idle)
+  }
+
+  @Test func aRouteIsDiscardedWhenTheVehicleRejoins() throws {
+    var c = RerouteController(idPrefix: "r")
+    let id = try #require(Self.askedID(c.observe(Self.fix(0, evidence: .suspected))))
+    #expect(Self.answer(&c, id).isEmpty)
+    #expect(c.observe(Self.fix(1, evidence: .none)) == [.discard])
+    // An answer that lands after the rejoin is thrown away as well.
+    let again = try #require(Self.askedID(c.observe(Self.fix(5, evidence: .suspected))))
+    #expect(c.observe(Self.fix(6, evidence: .none)).isEmpty)
+    #expect(Self.answer(&c, again) == [.discard])
+    #expect(c.status == .idle)
+  }
+
+  @Test func oneRequestIsInFlightAtATime() throws {
+    var c = RerouteController(idPrefix: "r")
+    #expect(Self.askedID(c.observe(Self.fix(0, evidence: .confirmed))) == "r-1")
+    for t in 1...5 { #expect(c.observe(Self.fix(Double(t), evidence: .confirmed)).isEmpty) }
+    #expect(c.isAsking)
+    // Given up on after its lifetime: the next fix asks again.
+    let later = c.configuration.requestLifetime + 1
+    #expect(Self.askedID(c.observe(Self.fix(later, evidence: .confirmed))) == "r-2")
+    // The late answer to the first is stale and changes nothing.
+    #expect(Self.answer(&c, "r-1").isEmpty)
+    #expect(c.isAsking)
+  }
+
+  @Test func aRouteWhoseFirstManeuverIsTooCloseOrBehindIsAskedForAgain() throws {
+    var c = RerouteController(idPrefix: "r")
+    _ = c.observe(Self.fix(0, evidence: .confirmed))
+    // By the time the answer lands the vehicle is 270 m down the new route: the right turn is
+    // 30 m ahead, under 4 s at 10 m/s.
+    let near = Self.off.destination(distance: 270, bearing: 180)
+    #expect(c.observe(Self.fix(3, at: near, evidence: .confirmed)).isEmpty)
+    #expect(Self.answer(&c, "r-1").isEmpty)
+    // Asked again from the next fix (never twice for the same one), whatever the spacing.
+    let elsewhere = Self.off.destination(distance: 200, bearing: 90)
+    #expect(Self.askedID(c.observe(Self.fix(3.5, at: elsewhere, evidence: .confirmed))) == "r-2")
+    // Now it has gone 200 m elsewhere: the new route's start is not where it is.
+    #expect(Self.answer(&c, "r-2").isEmpty)
+    #expect(Self.askedID(c.observe(Self.fix(4, at: Self.off, evidence: .confirmed))) == "r-3")
+    // A fitting answer is applied.
+    #expect(Self.answer(&c, "r-3") == [.apply(Self.newRoute, announce: true)])
+  }
+
+  @Test func spacingGrowsWithTheReroutesOfTheLastMinutes() throws {
+    var c = RerouteController(idPrefix: "r")
+    var t = 0.0
+    var id = try #require(Self.askedID(c.observe(Self.fix(t, evidence: .confirmed))))
+    var gaps: [Double] = []
+    for _ in 0..<4 {
+      #expect(Self.answer(&c, id) == [.apply(Self.newRoute, announce: true)])
+      c.routeReplaced()
+      let appliedAt = t
+      var next: String?
+      while next == nil {
+        t += 0.5
+        next = Self.askedID(c.observe(Self.fix(t, evidence: .confirmed)))
+      }
+      gaps.append(t - appliedAt)
+      id = try #require(next)
+    }
+    let base = c.configuration.minimumSpacing
+    #expect(gaps == [2 * base, 4 * base, 8 * base, 16 * base])
+    #expect(Self.answer(&c, id) == [.apply(Self.newRoute, announce: true)])
+    c.routeReplaced()
+    #expect(c.recentReroutes == 5)
+    // Once those reroutes are older than the window, the spacing is back to its minimum.
+    t += c.configuration.recentWindow + 1
+    id = try #require(Self.askedID(c.observe(Self.fix(t, evidence: .confirmed))))
+    #expect(Self.answer(&c, id) == [.apply(Self.newRoute, announce: true)])
+    c.routeReplaced()
+    #expect(c.recentReroutes == 1)
+    #expect(c.observe(Self.fix(t + base - 0.5, evidence: .confirmed)).isEmpty)
+    #expect(Self.askedID(c.observe(Self.fix(t + 2 * base, evidence: .confirmed))) != nil)
+  }
+
+  @Test func noRequestNearOrAfterArrivalWithoutGPSDeadReckonedOrStanding() {
+    let cases: [RerouteObservation] = [
+      Self.fix(0, evidence: .confirmed, toGoal: 50),
+      RerouteObservation(
+        time: 0, coordinate: Self.off, speed: 10, evidence: .confirmed, distanceToDestination: 900,
+        arrived: true),
+      RerouteObservation(
+        time: 0, coordinate: Self.off, speed: 10, gpsLost: true, evidence: .confirmed,
+        distanceToDestination: 900),
+      RerouteObservation(
+        time: 0, coordinate: Self.off, speed: 10, deadReckoned: true, evidence: .confirmed,
+        distanceToDestination: 900),
+      Self.fix(0, evidence: .confirmed, speed: 0.3),
+      RerouteObservation(
+        time: 0, coordinate: nil, speed: 10, evidence: .confirmed, distanceToDestination: 900),
+    ]
+    for o in cases {
+      var c = RerouteController(idPrefix: "r")
+      #expect(c.observe(o).isEmpty, "\(o)")
+    }
+  }
+
+  @Test func aRouteLeadingStraightBackIsAppliedWithoutAnnouncingIt() throws {
+    var c = RerouteController(idPrefix: "r")
+    // Off to the side of the route, the router sends the vehicle on to the old route's turn.
+    let beside = Self.start.destination(distance: 200, bearing: 90)
+      .destination(distance: 40, bearing: 0)
+    let back = makeRoute(
+      start: beside, legs: [(100, 304, "Turn left onto A"), (0, 500, "Arrive")])
+    let id = try #require(Self.askedID(c.observe(Self.fix(0, at: beside, evidence: .confirmed))))
+    #expect(Self.answer(&c, id, back) == [.apply(back, announce: false)])
+  }
+
+  @Test func failuresAreSaidOnceEachAndSpacedOut() throws {
+    var c = RerouteController(idPrefix: "r")
+    var t = 0.0
+    func fail(_ f: RouterFailure) throws -> [RerouteDecision] {
+      var id: String?
+      while id == nil {
+        id = Self.askedID(c.observe(Self.fix(t, evidence: .confirmed)))
+        t += 0.5
+      }
+      return c.received(id: try #require(id), result: .failure(f), remainingManeuvers: [])
+    }
+    #expect(try fail(.refused) == [.failed(.refused, first: true)])
+    #expect(c.status == .noRouter)
+    let before = t
+    #expect(try fail(.refused) == [.failed(.refused, first: false)])
+    #expect(t - before >= c.configuration.failureSpacing)
+    #expect(try fail(.timeout) == [.failed(.timeout, first: true)])
+    #expect(try fail(.draining) == [.failed(.draining, first: true)])
+    let id = try #require(Self.askedID(c.observe(Self.fix(t + 60, evidence: .confirmed))))
+    #expect(Self.answer(&c, id) == [.apply(Self.newRoute, announce: true)])
+    #expect(c.status == .idle)
+  }
+
+  @Test func offTheNetworkStopsAskingUntilTheVehicleHasMoved() throws {
+    var c = RerouteController(idPrefix: "r")
+    let id = try #require(Self.askedID(c.observe(Self.fix(0, evidence: .confirmed))))
+    let off = RouterFailure.offNetwork("error 171")
+    #expect(
+      c.received(id: id, result: .failure(off), remainingManeuvers: [])
+        == [.failed(off, first: true)])
+    #expect(c.status == .offNetwork)
+    // Long after, but still in the same car park: no request.
+    let parked = Self.off.destination(distance: 40, bearing: 90)
+    #expect(c.observe(Self.fix(100, at: parked, evidence: .confirmed)).isEmpty)
+    let moved = Self.off.destination(distance: 150, bearing: 90)
+    #expect(Self.askedID(c.observe(Self.fix(101, at: moved, evidence: .confirmed))) == "r-2")
+  }
+
+  @Test func theOriginIsPredictedAlongTheCourse() throws {
+    var c = RerouteController(idPrefix: "r")
+    let d = c.observe(Self.fix(0, evidence: .confirmed, speed: 14, course: 180))
+    guard case .ask(_, let origin)? = d.first else {
+      Issue.record("no request: \(d)")
+      return
+    }
+    let ahead = Self.off.distance(to: origin.coordinate)
+    #expect(abs(ahead - 14 * c.configuration.predictionSeconds) < 0.5)
+    #expect(origin.coordinate.latitude < Self.off.latitude)
+    #expect(origin.course == 180)
+    #expect(origin.accuracy == 5)
+  }
+
+  @Test func anAnswerForARouteThatWasChangedMeanwhileIsDropped() throws {
+    var c = RerouteController(idPrefix: "r")
+    let id = try #require(Self.askedID(c.observe(Self.fix(0, evidence: .confirmed))))
+    c.routeChanged()
+    #expect(Self.answer(&c, id).isEmpty)
+    // Ids go on counting: the next request is not taken for the dropped one.
+    #expect(Self.askedID(c.observe(Self.fix(1, evidence: .confirmed))) == "r-2")
+  }
+
+  @Test func aRequestAskedForFromOutsideGoesOutOnRouteToo() throws {
+    var c = RerouteController(idPrefix: "r")
+    #expect(c.observe(Self.fix(0, evidence: .none)).isEmpty)
+    c.requestNow()
+    let id = try #require(Self.askedID(c.observe(Self.fix(1, evidence: .none))))
+    #expect(Self.answer(&c, id) == [.apply(Self.newRoute, announce: true)])
+  }
+}
