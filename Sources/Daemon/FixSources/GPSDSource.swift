@@ -51,6 +51,49 @@ public struct GPSDSource: FixSource {
     } ?? SourceReport()
   }
 
+  /// How far one connection to gpsd got.
+  enum Link: Equatable {
+    /// Connected, and gpsd has said nothing yet (with socket activation the connect alone does
+    /// not prove gpsd runs).
+    case opened
+    /// gpsd answered, but the connection was not announced: after a stale connection the next
+    /// one counts only once it delivers positions.
+    case answered
+    /// Announced to the engine (`SOURCE connected`).
+    case connected
+  }
+
+  /// Why a connection to gpsd ended.
+  enum ConnectionEnd: Equatable, CustomStringConvertible {
+    /// The daemon is stopping.
+    case stopping
+    /// gpsd closed the connection.
+    case endOfStream
+    /// The network or TCP keepalive failed the socket: gpsd is unreachable, not silent.
+    case connectionLost(String)
+    /// gpsd never said anything.
+    case silent(seconds: Int)
+    /// gpsd answered, then nothing came while a device was active.
+    case stale(seconds: Int)
+
+    /// Whether the next connection counts as connected only once it delivers positions: a
+    /// gpsd that answers but stays silent is then not announced every cycle.
+    var requiresDataNextTime: Bool {
+      if case .stale = self { return true }
+      return false
+    }
+
+    var description: String {
+      switch self {
+      case .stopping: "stopping"
+      case .endOfStream: "end of stream"
+      case .connectionLost(let why): "connection lost (\(why))"
+      case .silent(let s): "sent nothing for \(s) s"
+      case .stale(let s): "no data for \(s) s"
+      }
+    }
+  }
+
   /// The blocking loop's state, on the source's queue.
   private struct Loop {
     let source: GPSDSource
@@ -80,10 +123,6 @@ public struct GPSDSource: FixSource {
 
     var address: String { source.address.description }
 
-    /// Why a connection that answered but went silent ended; the next connection counts as
-    /// connected only once it delivers positions.
-    static let staleReason = "no data for"
-
     mutating func run() -> SourceReport {
       while !stop.isSet {
         let connection: GPSDConnection
@@ -99,23 +138,26 @@ public struct GPSDSource: FixSource {
           pause()
           continue
         }
-        let (announced, alive, reason) = follow(connection)
+        let (link, end) = follow(connection)
         connection.close()
         if let f = merger.flush() { yield(f) }
         if stop.isSet { break }
-        if announced {
-          inputs.yield(.source(.disconnected, reason: reason))
-          logLine(4, "stepwised: lost gpsd at \(address): \(reason); reconnecting")
+        switch link {
+        case .connected:
+          inputs.yield(.source(.disconnected, reason: end.description))
+          logLine(4, "stepwised: lost gpsd at \(address): \(end); reconnecting")
           outageSaid = true
-          requireData = reason.hasPrefix(Self.staleReason)
-        } else if alive {
+          requireData = end.requiresDataNextTime
+        case .answered:
           if source.verbose {
             logLine(7, "stepwised: gpsd at \(address) still delivers nothing; reconnecting")
           }
-        } else if !silentSaid {
-          logLine(
-            4, "stepwised: gpsd at \(address) accepted the connection but \(reason); retrying")
-          silentSaid = true
+        case .opened:
+          if !silentSaid {
+            logLine(
+              4, "stepwised: gpsd at \(address) accepted the connection but \(end); retrying")
+            silentSaid = true
+          }
         }
         pause()
       }
@@ -136,16 +178,12 @@ public struct GPSDSource: FixSource {
       return c
     }
 
-    /// Reads one connection until it ends; returns whether it was announced as connected,
-    /// whether gpsd answered on it at all, and why it ended.
-    mutating func follow(_ connection: GPSDConnection) -> (
-      announced: Bool, alive: Bool, reason: String
-    ) {
+    /// Reads one connection until it ends; returns how far it got and why it ended.
+    mutating func follow(_ connection: GPSDConnection) -> (link: Link, end: ConnectionEnd) {
       let opened = clock.now()
       var lastData = opened
       var lastEpochReport = opened
-      var alive = false
-      var announced = false
+      var link = Link.opened
       var deviceActive: Bool?
       var staleAfter = source.minimumStaleSeconds
       func noteDevice(_ d: GPSDDevice, _ active: inout Bool?, _ stale: inout Double) {
@@ -168,7 +206,7 @@ public struct GPSDSource: FixSource {
         // idle daemon makes no system calls at all.
         var deadline: Double?
         if merger.hasOpenEpoch { deadline = lastEpochReport + source.settle }
-        if !alive {
+        if link == .opened {
           deadline = min(deadline ?? .infinity, opened + staleAfter)
         } else if deviceActive != false {
           deadline = min(deadline ?? .infinity, lastData + staleAfter)
@@ -180,9 +218,9 @@ public struct GPSDSource: FixSource {
           case .closed:
             if TCPKeepalive.unreachable.contains(readError) {
               // Keepalive or the network failed the socket: gpsd is unreachable, not silent.
-              return (announced, alive, "connection lost (\(String(cString: strerror(readError))))")
+              return (link, .connectionLost(String(cString: strerror(readError))))
             }
-            return (announced, alive, "end of stream")
+            return (link, .endOfStream)
           case .partial:
             usleep(1000)
           case .undecodable(let line):
@@ -192,11 +230,11 @@ public struct GPSDSource: FixSource {
             }
           case .report(let r):
             lastData = clock.now()
-            alive = true
+            if link == .opened { link = .answered }
             var isPosition = false
             if case .tpv = r { isPosition = true }
-            if !announced && (!requireData || isPosition) {
-              announced = true
+            if link != .connected && (!requireData || isPosition) {
+              link = .connected
               if requireData { logLine(6, "stepwised: gpsd at \(address) delivers again") }
               requireData = false
               backoff.reset()
@@ -206,7 +244,9 @@ public struct GPSDSource: FixSource {
             }
             switch r {
             case .version(let v):
-              if announced { logLine(6, "stepwised: connected to gpsd \(v.release) at \(address)") }
+              if link == .connected {
+                logLine(6, "stepwised: connected to gpsd \(v.release) at \(address)")
+              }
             case .devices(let list):
               let mine = list.filter { source.device == nil || $0.path == source.device }
               for d in mine {
@@ -242,14 +282,14 @@ public struct GPSDSource: FixSource {
         if merger.hasOpenEpoch && now - lastEpochReport >= source.settle, let f = merger.flush() {
           yield(f)
         }
-        if !alive && now - opened > staleAfter {
-          return (false, false, "sent nothing for \(Int(staleAfter)) s")
+        if link == .opened && now - opened > staleAfter {
+          return (link, .silent(seconds: Int(staleAfter)))
         }
-        if alive && deviceActive != false && now - lastData > staleAfter {
-          return (announced, true, "\(Self.staleReason) \(Int(staleAfter)) s")
+        if link != .opened && deviceActive != false && now - lastData > staleAfter {
+          return (link, .stale(seconds: Int(staleAfter)))
         }
       }
-      return (announced, alive, "stopping")
+      return (link, .stopping)
     }
 
     mutating func yield(_ fix: Fix) {
