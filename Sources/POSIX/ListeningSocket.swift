@@ -1,7 +1,7 @@
 import Glibc
 
 /// The listening Unix stream socket of the subscriber server: bound by the daemon itself, or
-/// handed over already listening (systemd socket activation, issue 6).
+/// handed over already listening (systemd socket activation).
 public final class ListeningSocket: Sendable {
   /// The listening descriptor (non-blocking, close-on-exec).
   public let fd: Int32

@@ -1,4 +1,4 @@
-// Byte-level text helpers for the prompt fast path (issue 8).
+// Byte-level text helpers for the prompt fast path.
 //
 // `Character` work (grapheme breaking, Unicode property lookups, canonical equivalence) made
 // prompt phrasing the most expensive part of `NavigationSession.ingest`. Almost all prompt text

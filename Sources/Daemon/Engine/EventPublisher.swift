@@ -56,7 +56,7 @@ public struct PublishedState: Sendable, Equatable {
 /// Fans the engine's events out to any number of sinks.
 ///
 /// Sinks can be added and removed from any task or thread while the engine runs (the socket
-/// server of a later issue adds one per subscriber). ``add(_:)`` returns the state at the
+/// server adds one per subscriber). ``add(_:)`` returns the state at the
 /// moment of joining, atomically with the registration: the sink then receives exactly the
 /// events after that state, none missed and none twice.
 public final class EventPublisher: Sendable {

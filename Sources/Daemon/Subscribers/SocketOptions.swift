@@ -4,36 +4,7 @@ import POSIX
 
 /// The `stepwised` options of the subscriber socket, parsed from the command line.
 ///
-/// Integration (stepwised, issue 3): in `Stepwised.main`, before `args.positionals()`:
-///
-/// ```swift
-/// let socketOptions = try SocketOptions.parse(&args)      // nil without --socket
-/// // … once the route is loaded, before the engine runs:
-/// let server = try socketOptions.map {
-///   try SubscriberServer.start($0, commands: { command, reply in
-///     inputs.send(.command(command, reply: reply))          // the engine applies it, then replies
-///   })
-/// }
-/// server?.setRouteDocument(document, selected: common.routeIndex)
-/// if let server { publisher.add(server) }                  // with the EventSink adapter below
-/// defer { server?.shutdown() }
-/// ```
-///
-/// The adapter, in the daemon's folder (it depends on the engine's types):
-///
-/// ```swift
-/// extension SubscriberServer: EventSink {
-///   public func receive(_ p: Publication) {
-///     switch p.event {
-///     case .navigation(let e): publish(EventEncoder.object(e))
-///     case .source(let s): publish(EventEncoder.object(s))
-///     }
-///   }
-///   public func finish() {}
-/// }
-/// ```
-///
-/// Add ``usage`` to the daemon's usage text. A `SystemError` from `start` (path in use, not a
+/// ``usage`` is part of the daemon's usage text. A `SystemError` from `start` (path in use, not a
 /// socket, permission) is a failure to start: exit status 1 with its message.
 public struct SocketOptions: Sendable, Equatable {
   /// Where to listen (`--socket PATH`).
