@@ -155,7 +155,10 @@ let package = Package(
       swiftSettings: swiftSettings),
     .executableTarget(
       name: "StepwiseBench",
-      dependencies: ["Daemon", "Geodesy", "Guidance", "NMEA", "Phrasebook", "POSIX", "RouteFiles", "Routes"],
+      dependencies: [
+        "Daemon", "Geodesy", "Guidance", "NMEA", "Phrasebook", "POSIX", "Rerouting", "RouteFiles",
+        "Router", "Routes",
+      ],
       swiftSettings: swiftSettings),
   ],
   swiftLanguageModes: [.v6]
