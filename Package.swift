@@ -64,7 +64,7 @@ let package = Package(
       name: "Daemon",
       dependencies: [
         "CommandLineSupport", "Geodesy", "GPSD", "GPSDProtocol", "Guidance", "JSON", "NMEA",
-        "Phrasebook", "POSIX", "RouteFiles", "Routes", "Wire",
+        "Phrasebook", "POSIX", "Rerouting", "RouteFiles", "Router", "Routes", "Wire",
       ],
       swiftSettings: swiftSettings),
     .target(
@@ -101,8 +101,8 @@ let package = Package(
     .executableTarget(
       name: "stepwised",
       dependencies: [
-        "CommandLineSupport", "Daemon", "Guidance", "Phrasebook", "POSIX", "RouteFiles", "Routes",
-        "Uplink",
+        "CommandLineSupport", "Daemon", "Guidance", "Phrasebook", "POSIX", "Rerouting", "RouteFiles",
+        "Router", "Routes", "Uplink",
       ],
       swiftSettings: swiftSettings),
     .executableTarget(
@@ -155,7 +155,10 @@ let package = Package(
       swiftSettings: swiftSettings),
     .executableTarget(
       name: "StepwiseBench",
-      dependencies: ["Daemon", "Geodesy", "Guidance", "NMEA", "Phrasebook", "POSIX", "RouteFiles", "Routes"],
+      dependencies: [
+        "Daemon", "Geodesy", "Guidance", "NMEA", "Phrasebook", "POSIX", "Rerouting", "RouteFiles",
+        "Router", "Routes",
+      ],
       swiftSettings: swiftSettings),
   ],
   swiftLanguageModes: [.v6]

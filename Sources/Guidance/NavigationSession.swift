@@ -12,13 +12,13 @@ public struct NavigationSession: Sendable {
   public let route: Route
   public let geometry: RouteGeometry
   public let configuration: GuidanceConfiguration
-  private let phrasing: any Phrasing
+  let phrasing: any Phrasing
   private let matcher: RouteMatcher
 
   /// Where the session stands.
   private(set) public var phase = GuidancePhase.acquiring
   /// Whether the `ROUTE` event went out (with the first input, resumed sessions included).
-  private(set) public var started = false
+  public internal(set) var started = false
   /// Whether the departure was made.
   public var departed: Bool { phase.departed }
   public var arrived: Bool { phase == .arrived }
@@ -46,14 +46,14 @@ public struct NavigationSession: Sendable {
   /// due `gpsLostAfter` after it (``nextSilenceCheck(now:)``).
   private var newestFixTime: Double?
   private var lastInputTime: Double?
-  private var speed = 0.0
-  private var fixInterval = 1.0
+  var speed = 0.0
+  var fixInterval = 1.0
 
   // GPS state.
   private(set) public var gpsLost = false
   private var gpsLossCount = 0
 
-  private var detector: OffRouteDetector
+  var detector: OffRouteDetector
   private var lastLateral = 0.0
   /// Recent distances from the route, to tell a vehicle moving away from a steady bias.
   private var laterals: [(time: Double, lateral: Double)] = []
@@ -68,7 +68,12 @@ public struct NavigationSession: Sendable {
   /// Number of announcements made so far (state is saved when it changes).
   private(set) public var announcementCount = 0
 
-  private var scheduler: PromptScheduler
+  var scheduler: PromptScheduler
+  /// The route's revision: 0 for the route guidance started with, n for the n-th reroute.
+  var revision = 0
+  /// Set on a session that replaces its route while driving: no departure prompt, and when
+  /// true a "new route" prompt at the first fix.
+  var rerouted: Bool?
 
   /// Starts a session on alternative `routeIndex` of `document`.
   public init(
@@ -96,7 +101,7 @@ public struct NavigationSession: Sendable {
       source: document.source.name, destination: document.destination.name)
   }
 
-  private var lastStep: Int { route.steps.count - 1 }
+  var lastStep: Int { route.steps.count - 1 }
 
   /// The route's average planned speed in m/s (0 when the route has no travel time), a floor
   /// for prompt timing: a vehicle that just turned will speed up again.
@@ -561,12 +566,13 @@ public struct NavigationSession: Sendable {
     for i in 0..<currentStep { scheduler.said[i] = .passed }
     var advisories = route.advisoryNotices
     advisories.removeAll { $0.isEmpty }
-    if distanceAlong < geometry.stepEnd[min(1, lastStep)] || currentStep == 1 {
+    if rerouted == nil, distanceAlong < geometry.stepEnd[min(1, lastStep)] || currentStep == 1 {
       announce(
         .depart(source: document.source.name, tolls: route.hasTolls, advisories: advisories),
         kind: .depart, step: 0, id: "depart", time: fix.time, into: &events)
     }
     events.append(NavigationEvent(time: fix.time, kind: .step(currentStep)))
+    if rerouted != nil { announceNewRoute(time: fix.time, into: &events) }
     stepStarted(currentStep, time: fix.time, into: &events)
   }
 
@@ -820,14 +826,15 @@ public struct NavigationSession: Sendable {
 
   // MARK: - Output
 
-  private mutating func announce(
+  mutating func announce(
     _ utterance: Utterance, kind: AnnouncementKind, step: Int, id: String, time: Double,
     distance: Double? = nil, into events: inout [NavigationEvent]
   ) {
     announcementCount += 1
     let a = Announcement(
       step: step, kind: kind, utterance: utterance, text: phrasing.text(for: utterance),
-      distance: distance, id: "r\(routeIndex).\(id)")
+      distance: distance,
+      id: revision == 0 ? "r\(routeIndex).\(id)" : "r\(routeIndex).v\(revision).\(id)")
     events.append(NavigationEvent(time: time, kind: .announce(a)))
   }
 

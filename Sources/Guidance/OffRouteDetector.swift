@@ -23,6 +23,17 @@ struct OffRouteDetector: Sendable {
     self.count = count
   }
 
+  /// Whether fixes away from the route were seen that are not yet enough to leave it.
+  var suspecting: Bool { evidence > 0 || wrongWay > 0 }
+
+  /// A detector for a route that replaces this one: the departures so far keep numbering the
+  /// prompt ids, and "off the route" is not said again right after the new route.
+  func carriedOver() -> OffRouteDetector {
+    var next = OffRouteDetector(configuration: configuration, count: count)
+    next.lastWarning = lastWarning
+    return next
+  }
+
   /// While the signal is gone, evidence for leaving the route is put on hold.
   mutating func suspend() {
     evidence = 0

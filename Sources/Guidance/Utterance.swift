@@ -26,6 +26,9 @@ public enum Utterance: Sendable, Equatable {
   case offRoute(distance: Double)
   /// The vehicle is back on the route.
   case backOnRoute
+  /// A new route replaced the one the vehicle left: its next maneuver, `distance` metres
+  /// ahead ("New route. In 200 meters, turn right onto …").
+  case newRoute(instructions: String, distance: Double)
   /// No valid fix for a while.
   case gpsLost
   /// Valid fixes again after a loss.

@@ -121,6 +121,9 @@ extension Phrasebook {
       return "You are off the route."
     case .backOnRoute:
       return "You are back on the route."
+    case .newRoute(let instructions, let distance):
+      let next = english(.maneuver(instructions: instructions, distance: distance, then: nil))
+      return next.isEmpty ? "New route." : "New route. \(next)"
     case .gpsLost:
       return "GPS signal lost."
     case .gpsAcquired:
@@ -190,6 +193,9 @@ extension Phrasebook {
       return "경로를 벗어났습니다."
     case .backOnRoute:
       return "경로로 돌아왔습니다."
+    case .newRoute(let instructions, let distance):
+      let next = koreanManeuver(instructions, distance: distance, then: nil)
+      return next.isEmpty ? "새 경로로 안내합니다." : "새 경로로 안내합니다. \(next)"
     case .gpsLost:
       return "GPS 신호가 끊겼습니다."
     case .gpsAcquired:

@@ -13,13 +13,20 @@ import Daemon
 //   StepwiseBench phrase ROUTE [REPS]  prompt phrasing alone: each maneuver of the route as the
 //                                      engine phrases it near the turn (three prompts), per
 //                                      language: text(for:) and speechDuration(for:) per call
+//   StepwiseBench reroute URL ROUTE [N] N reroute requests (default 200) to the Valhalla at
+//                                      URL from points along ROUTE, heading along it at
+//                                      50 km/h, to its destination, through RouterClient:
+//                                      latency median and p99 (libcurl total, and as the caller
+//                                      waits), failures, connections opened
 import Geodesy
 import Glibc
 import Guidance
 import NMEA
 import POSIX
 import Phrasebook
+import Rerouting
 import RouteFiles
+import Router
 import Routes
 
 func seconds(_ d: Duration) -> Double {
@@ -271,10 +278,53 @@ case ("phrase", 2), ("phrase", 3):
     print("\(language.rawValue)_text_ns_per_call=\(Int(seconds(t1 - t0) / calls * 1e9))")
     print("\(language.rawValue)_speech_duration_ns_per_call=\(Int(seconds(t2 - t1) / calls * 1e9))")
   }
+case ("reroute", 3), ("reroute", 4):
+  let count = args.count == 4 ? max(1, Int(args[3]) ?? 200) : 200
+  let (session, _, _, _) = load(args[2])
+  let client: RouterClient
+  do {
+    client = try RouterClient(
+      baseURL: args[1], api: .valhalla, timeout: 5, writer: .natural(.en))
+  } catch { fail("\(error)") }
+  let g = session.geometry
+  let clock = ContinuousClock()
+  var curl: [Double] = []
+  var waited: [Double] = []
+  var failures = 0
+  var connections = 0
+  for i in 0..<count {
+    // Origins spread over the first 90 % of the route, each heading along it.
+    let s = g.length * 0.9 * Double(i % 50) / 50
+    let here = g.coordinate(at: s)
+    let ahead = g.coordinate(at: min(g.length, s + 10))
+    let request = RouteRequest(
+      origin: .init(
+        coordinate: here, course: planarBearing(from: here, to: ahead), speed: 13.9, accuracy: 5),
+      waypoints: [.init(coordinate: session.document.destination.coordinate)],
+      transportType: session.route.transportType, language: "en-US", imperial: false,
+      id: "bench-\(i)")
+    let t0 = clock.now
+    let answer = client.fetch(request)
+    waited.append(seconds(clock.now - t0))
+    curl.append(answer.seconds)
+    if case .failure = answer.result { failures += 1 }
+    if answer.connected { connections += 1 }
+  }
+  func quantile(_ values: [Double], _ q: Double) -> Double {
+    let sorted = values.sorted()
+    return sorted[min(sorted.count - 1, Int((Double(sorted.count) * q).rounded(.up)) - 1)]
+  }
+  print("reroute_requests=\(count)")
+  print("reroute_failures=\(failures)")
+  print("reroute_connections=\(connections)")
+  print("reroute_curl_median_ms=\(quantile(curl, 0.5) * 1000)")
+  print("reroute_curl_p99_ms=\(quantile(curl, 0.99) * 1000)")
+  print("reroute_waited_median_ms=\(quantile(waited, 0.5) * 1000)")
+  print("reroute_waited_p99_ms=\(quantile(waited, 0.99) * 1000)")
 default:
   print(
     "usage: StepwiseBench nmea TRACK | fixes TRACK | load ROUTE | perfix ROUTE TRACK [REPS]"
       + " | pipeline ROUTE TRACK"
-      + " | phrase ROUTE [REPS]")
+      + " | phrase ROUTE [REPS] | reroute URL ROUTE [N]")
   exit(2)
 }

@@ -25,14 +25,16 @@ public enum Command: Sendable, Equatable {
   /// Asks for the current state (the `STATE` object) again.
   case status
   /// Asks for the alternatives of the loaded document; with `steps`, the selected alternative's
-  /// step instructions too.
-  case routes(steps: Bool)
+  /// step instructions too; with `geometry`, those steps with their polylines.
+  case routes(steps: Bool, geometry: Bool = false)
   /// Switches guidance to another alternative of the loaded document.
   case select(routeIndex: Int)
   /// Loads a new route document (any supported format, inline) and guides along `routeIndex`.
   case load(document: JSONValue, routeIndex: Int)
   /// Stops guidance.
   case cancel
+  /// Asks the router for a new route from where the vehicle is now.
+  case reroute
 
   /// The `cmd` value.
   public var name: String {
@@ -43,19 +45,22 @@ public enum Command: Sendable, Equatable {
     case .select: "select"
     case .load: "load"
     case .cancel: "cancel"
+    case .reroute: "reroute"
     }
   }
 
   /// Whether only privileged peers may send it (it changes guidance for everyone).
   public var changesGuidance: Bool {
     switch self {
-    case .select, .load, .cancel: true
+    case .select, .load, .cancel, .reroute: true
     case .watch, .status, .routes: false
     }
   }
 
   /// Every command name, in documentation order.
-  public static let names = ["watch", "status", "routes", "select", "load", "cancel"]
+  public static let names = [
+    "watch", "status", "routes", "select", "load", "cancel", "reroute",
+  ]
 }
 
 /// A command with the `id` its sender gave it, as read from or written to one line.
@@ -152,7 +157,8 @@ public struct CommandRequest: Sendable, Equatable {
     case "status":
       command = .status
     case "routes":
-      command = .routes(steps: try flag("steps", default: false))
+      command = .routes(
+        steps: try flag("steps", default: false), geometry: try flag("geometry", default: false))
     case "select":
       command = .select(routeIndex: try index("routeIndex", required: true) ?? 0)
     case "load":
@@ -168,6 +174,8 @@ public struct CommandRequest: Sendable, Equatable {
       command = .load(document: document, routeIndex: try index("routeIndex", required: false) ?? 0)
     case "cancel":
       command = .cancel
+    case "reroute":
+      command = .reroute
     default:
       throw fail(
         .unknownCommand,
@@ -186,10 +194,11 @@ public struct CommandRequest: Sendable, Equatable {
     case .watch(let w):
       o.append("enable", .bool(w.enable))
       if let c = w.classes { o.append("classes", .array(c.map { .string($0) })) }
-    case .status, .cancel:
+    case .status, .cancel, .reroute:
       break
-    case .routes(let steps):
+    case .routes(let steps, let geometry):
       if steps { o.append("steps", true) }
+      if geometry { o.append("geometry", true) }
     case .select(let i):
       o.append("routeIndex", .number(Double(i)))
     case .load(let document, let i):

@@ -16,13 +16,16 @@ public import JSON
 /// - 1.0: first version. `VERSION`, `STATE`, `REPLY`, `ERROR`, `CANCELLED` and the event classes
 ///   of `docs/events.md`, each event with `seq`; commands `watch`, `status`, `routes`, `select`,
 ///   `load`, `cancel`.
+/// - 1.1: command `reroute`; `routes` takes `geometry` (step polylines); `ANNOUNCE` kind
+///   `reroute`; a `ROUTE` after each reroute, and announcement ids with the route's revision
+///   (`r0.v2.…`).
 ///
 /// Compatibility floor: none yet; every 1.x server accepts every 1.x client.
 public enum ProtocolVersion {
   /// The major version: changes only with incompatible changes.
   public static let major = 1
   /// The minor version: grows with each compatible addition.
-  public static let minor = 0
+  public static let minor = 1
 
   /// The `VERSION` object a server sends first on every connection.
   ///

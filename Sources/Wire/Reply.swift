@@ -1,3 +1,4 @@
+import Geodesy
 public import JSON
 public import Routes
 
@@ -26,9 +27,10 @@ public enum Reply {
   ///   - document: the loaded document.
   ///   - selected: the alternative being followed, if any.
   ///   - steps: whether to list the selected alternative's steps.
-  public static func routesMembers(_ document: RouteDocument, selected: Int?, steps: Bool)
-    -> [(key: String, value: JSONValue)]
-  {
+  ///   - geometry: whether to list them with their polylines.
+  public static func routesMembers(
+    _ document: RouteDocument, selected: Int?, steps: Bool, geometry: Bool = false
+  ) -> [(key: String, value: JSONValue)] {
     var routes: [JSONValue] = []
     for (i, r) in document.routes.enumerated() {
       var o = JSONObject()
@@ -40,7 +42,7 @@ public enum Reply {
       o.append("hasTolls", .bool(r.hasTolls))
       o.append("hasHighways", .bool(r.hasHighways))
       o.append("steps", .number(Double(r.steps.count)))
-      if steps && i == selected {
+      if steps || geometry, i == selected {
         o.append(
           "stepList",
           .array(
@@ -50,6 +52,19 @@ public enum Reply {
               step.append("distance", .number((s.distance * 10).rounded() / 10))
               step.append("transportType", .string(s.transportType.rawValue))
               if let n = s.notice, !n.isEmpty { step.append("notice", .string(n)) }
+              if geometry {
+                // As in the route document: a map can redraw the route (after a reroute too).
+                step.append(
+                  "polyline",
+                  .array(
+                    s.polyline.map {
+                      .object(
+                        JSONObject([
+                          ("latitude", .number(($0.latitude * 1e7).rounded() / 1e7)),
+                          ("longitude", .number(($0.longitude * 1e7).rounded() / 1e7)),
+                        ]))
+                    }))
+              }
               return .object(step)
             }))
       }

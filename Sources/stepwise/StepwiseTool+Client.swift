@@ -60,6 +60,12 @@ extension StepwiseTool {
 
     Stops guidance. Needs root, the daemon's user or its control group.
     """,
+    "reroute": """
+    usage: stepwise reroute [--socket PATH] [--timeout SECONDS]
+
+    Asks the daemon's router (stepwised --router) for a new route from where the vehicle is,
+    at the next fix. Needs root, the daemon's user or its control group.
+    """,
     "speak": """
     usage: stepwise speak [--socket PATH] [--voice VOICE] [--espeak PATH] [--verbose]
 
@@ -73,7 +79,7 @@ extension StepwiseTool {
 
   /// The commands handled here.
   public static let clientCommands: Set<String> = [
-    "watch", "status", "select", "load", "cancel", "speak",
+    "watch", "status", "select", "load", "cancel", "reroute", "speak",
   ]
 
   /// Common lines for the client commands, for the tool's usage.
@@ -84,6 +90,7 @@ extension StepwiseTool {
       select N                             switch the daemon to alternative N
       load ROUTE [--route-index N]         send a route document to the daemon
       cancel                               stop guidance
+      reroute                              ask the daemon's router for a new route now
       speak [--voice VOICE]                say the announcements through espeak-ng
       (each takes --socket PATH; default $STEPWISE_SOCKET or /run/stepwised.sock)
     """
@@ -119,6 +126,7 @@ extension StepwiseTool {
       case "select": try select(&args, socket)
       case "load": try load(&args, socket)
       case "cancel": try cancel(&args, socket)
+      case "reroute": try reroute(&args, socket)
       case "speak": return try speak(&args, socket)
       default: throw UsageError("unknown command '\(command)'")
       }
@@ -248,6 +256,12 @@ extension StepwiseTool {
     let wait = try timeout(&args, default: 10)
     guard try args.positionals().isEmpty else { throw UsageError("cancel takes no arguments") }
     _ = try ask(socket, .cancel, timeout: wait)
+  }
+
+  static func reroute(_ args: inout Arguments, _ socket: String) throws {
+    let wait = try timeout(&args, default: 10)
+    guard try args.positionals().isEmpty else { throw UsageError("reroute takes no arguments") }
+    _ = try ask(socket, .reroute, timeout: wait)
   }
 
   /// `stepwise watch`: returns 0 when the daemon stops, 1 when the connection is dropped.

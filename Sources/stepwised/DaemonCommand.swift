@@ -4,7 +4,9 @@ import Glibc
 import Guidance
 import POSIX
 import Phrasebook
+import Rerouting
 import RouteFiles
+import Router
 import Routes
 
 /// The `stepwised` daemon's command line, parsed and run. The executable only calls
@@ -15,7 +17,8 @@ public enum Stepwised {
                      [--locale en|ko] [--units metric|imperial] [--json] [--progress]
                      [--quiet] [--replay-speed X | --fast] [--gpsd-device PATH]
                      [--socket PATH …] [--state-dir DIR] [--fresh] [--verbose]
-                     [--max-route-file BYTES] [gpsd://HOST:PORT | TRACK | -]
+                     [--max-route-file BYTES] [--router URL [--router-api API]
+                     [--router-timeout S] [--router-ca FILE]] [gpsd://HOST:PORT | TRACK | -]
 
     Guides along ROUTE and prints turn-by-turn events on standard output: readable
     lines, or with --json one JSON object per line (docs/events.md); --quiet prints
@@ -32,6 +35,12 @@ public enum Stepwised {
     --max-route-file BYTES refuses a larger route file, at start and on reload
     (default 67108864, 64 MiB; at least 1024): it is read whole, and a document
     needs about five times its size in memory while it loads (docs/limits.md).
+
+    Rerouting: with --router URL (http:// or https://), a vehicle that leaves its route
+    gets a new one from that router: --router-api valhalla (the default), osrm or
+    graphhopper; each request is bounded by --router-timeout S seconds (default 2);
+    --router-ca FILE trusts that certificate authority for https. In a --fast replay the
+    engine waits for each answer, so replays are deterministic; live it never waits.
 
     State: the route and the progress are saved in $STATE_DIRECTORY (under systemd) or
     --state-dir DIR. Without --route the saved route is resumed at its saved step; with
@@ -78,6 +87,13 @@ public enum Stepwised {
       let speed = try args.number("--replay-speed", in: 0.001...1_000_000)
       let device = try args.option("--gpsd-device")
       let attached = try attachments.compactMap { try $0.parse(&args) }
+      let routerURL = try args.option("--router")
+      let routerAPI = try args.option("--router-api", as: RouterAPI.self)
+      let routerTimeout = try args.number("--router-timeout", in: 0.05...600)
+      let routerCA = try args.option("--router-ca")
+      if routerURL == nil && (routerAPI != nil || routerTimeout != nil || routerCA != nil) {
+        throw UsageError("--router-api, --router-timeout and --router-ca need --router URL")
+      }
       if fast && speed != nil { throw UsageError("--fast and --replay-speed exclude each other") }
       let inputs = try args.positionals()
       guard inputs.count <= 1 else { throw UsageError("only one source can be given") }
@@ -138,6 +154,19 @@ public enum Stepwised {
         }
       }
       extras.attachments = attached
+      if let routerURL {
+        let client: RouterClient
+        do {
+          client = try RouterClient(
+            baseURL: routerURL, api: routerAPI ?? .valhalla, timeout: routerTimeout ?? 2,
+            writer: .natural(phrasebook.language), caFile: routerCA)
+        } catch {
+          throw UsageError("--router: \(error)")
+        }
+        extras.rerouter = Rerouter(
+          client: client, waits: live == nil && fast, language: phrasebook.language,
+          units: phrasebook.units)
+      }
       if socketOptions == nil && attached.contains(where: \.takesCommands) {
         // Commands from an attachment run through the socket's command handling, without a
         // socket.
@@ -241,15 +270,17 @@ public enum Stepwised {
     func resume(_ document: RouteDocument, _ s: StateStore.Saved) -> NavigationSession? {
       guard let snapshot = s.snapshot, !snapshot.arrived else { return nil }
       guard
-        let session = try? NavigationSession(
+        var session = try? NavigationSession(
           document: document, resuming: snapshot, phrasing: phrasing(document))
       else {
         logLine(4, "stepwised: the saved progress does not fit the route; starting afresh")
         return nil
       }
+      session.routeRevision = s.revision
       logLine(
-        5, "stepwised: resuming at step \(snapshot.currentStep) of \(session.route.steps.count - 1)"
-      )
+        5,
+        "stepwised: resuming \(s.revision > 0 ? "the rerouted route " : "")at step "
+          + "\(snapshot.currentStep) of \(session.route.steps.count - 1)")
       return session
     }
     if let routePath = common.routePath {
@@ -258,6 +289,12 @@ public enum Stepwised {
         maximumSize: maximumRouteFile)
       _ = try document.route(at: common.routeIndex)
       let book = phrasing(document)
+      // A crash on a rerouted route resumes the new route (--fresh starts the file's over).
+      if let s = saved, s.routeFile == routePath, s.revision > 0,
+        let resumed = resume(s.document, s)
+      {
+        return (s.document, resumed, routePath, phrasing(s.document))
+      }
       if let s = saved, s.routeFile == routePath, s.routeIndex == common.routeIndex,
         StateStore.fingerprint(s.document, s.routeIndex)
           == StateStore.fingerprint(document, common.routeIndex),

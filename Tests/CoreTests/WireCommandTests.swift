@@ -22,6 +22,7 @@ import Wire
     (#"{"cmd":"cancel","extra":[1,2]}"#, Command.cancel),
     (#"{"cmd":"routes"}"#, Command.routes(steps: false)),
     (#"{"cmd":"routes","steps":true}"#, Command.routes(steps: true)),
+    (#"{"cmd":"routes","geometry":true}"#, Command.routes(steps: false, geometry: true)),
     (#"{"cmd":"select","routeIndex":2}"#, Command.select(routeIndex: 2)),
     (#"{"cmd":"watch"}"#, Command.watch(WatchRequest())),
     (#"{"cmd":"watch","enable":false}"#, Command.watch(WatchRequest(enable: false))),
@@ -74,7 +75,7 @@ import Wire
       Issue.record("accepted an unknown command")
     } catch {
       #expect(error.command == "jump" && error.id == .string("j"))
-      #expect(error.message.contains("known: watch, status, routes, select, load, cancel"))
+      #expect(error.message.contains("known: watch, status, routes, select, load, cancel, reroute"))
       let o = error.object
       #expect(
         JSONWriter.string(.object(o)).hasPrefix(

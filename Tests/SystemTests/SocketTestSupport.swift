@@ -239,6 +239,8 @@ final class FakeEngine: Sendable {
             s.document = doc
           case .cancel:
             s.session = nil
+          case .reroute:
+            break
           }
         }
         reply(.success(()))

@@ -54,6 +54,7 @@ public enum Daemon {
     engine.sourceName = source.name
     engine.makeSession = extras.makeSession
     engine.observer = extras.services
+    engine.rerouter = extras.rerouter
     let services = extras.services
     // The socket starts listening only once the signal sources are registered, so an early
     // SIGTERM can never find the process without its handlers.
@@ -66,7 +67,10 @@ public enum Daemon {
       report.startFailure = error
       return report
     }
-    if let server { _ = publisher.add(server) }
+    if let server {
+      _ = publisher.add(server)
+      engine.rerouted = { s in server.setRouteDocument(s.document, selected: s.routeIndex) }
+    }
     do {
       let context = DaemonAttachmentContext(
         stateDirectory: extras.services?.store?.directory, commands: server)
@@ -83,7 +87,9 @@ public enum Daemon {
     extras.commands.connect(inputs)
     // A resumed session's progress is written again with the route, never removed.
     if let session {
-      services?.saveRoute(session.document, session.routeIndex, progress: session.snapshot)
+      services?.saveRoute(
+        session.document, session.routeIndex, progress: session.snapshot,
+        revision: session.routeRevision)
     }
     // Route loaded, socket listening, signal sources registered: ready (never waiting for a fix).
     services?.notifier.ready(
@@ -193,6 +199,8 @@ public struct DaemonExtras: Sendable {
   public var watchdogInterval: Double?
   /// Carries the socket's commands into the engine once it runs.
   public var commands = CommandRelay()
+  /// Asks a router for a new route when the vehicle leaves its route.
+  public var rerouter: Rerouter?
   /// Runs beside guidance and receives its events (the fleet uplink).
   public var attachments: [any DaemonAttachment] = []
 

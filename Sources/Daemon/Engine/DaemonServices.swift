@@ -98,7 +98,7 @@ public final class DaemonServices: EngineObserver, @unchecked Sendable {
       notifier.status("guidance cancelled")
       return
     }
-    saveRoute(session.document, session.routeIndex)
+    saveRoute(session.document, session.routeIndex, revision: session.routeRevision)
   }
 
   public func sourceChanged(_ status: SourceEvent.Status) {
@@ -112,13 +112,15 @@ public final class DaemonServices: EngineObserver, @unchecked Sendable {
   /// Saves the route document (at start, and when the route changes), with the progress
   /// along it when guidance resumes from saved state.
   public func saveRoute(
-    _ document: RouteDocument, _ index: Int, progress: NavigationSession.Snapshot? = nil
+    _ document: RouteDocument, _ index: Int, progress: NavigationSession.Snapshot? = nil,
+    revision: Int = 0
   ) {
     guard let store else { return }
     let file = routeFile
     queue.async {
       self.report {
-        try store.saveRoute(document, routeIndex: index, routeFile: file, progress: progress)
+        try store.saveRoute(
+          document, routeIndex: index, routeFile: file, progress: progress, revision: revision)
       }
     }
   }

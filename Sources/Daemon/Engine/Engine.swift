@@ -30,6 +30,10 @@ public struct Engine {
   public var makeSession: (@Sendable (RouteDocument, Int) throws -> NavigationSession)?
   /// Told after every input and every change of session (state saving, systemd status).
   public var observer: (any EngineObserver)?
+  /// Asks a router for a new route when the vehicle leaves its route; `nil`: no router.
+  public var rerouter: Rerouter?
+  /// Told when a reroute replaced the session's route (the socket's `routes` follows it).
+  public var rerouted: (@Sendable (NavigationSession) -> Void)?
   public let publisher: EventPublisher
   public let heartbeat: EngineHeartbeat
   /// Where `SOURCE` events say the fixes come from.
@@ -70,6 +74,7 @@ public struct Engine {
   ///   for one (``nextTick(interval:)``); armed after every input, and never periodic while
   ///   nothing can happen.
   public mutating func run(_ inputs: EngineInputs, ticks: TickTimer? = nil) async {
+    rerouter?.connect(inputs)
     for await input in inputs.stream {
       handle(input)
       inputs.consumed(input)
@@ -97,7 +102,11 @@ public struct Engine {
     switch input {
     case .fix(let fix):
       advanceAnchor(to: fix.time)
-      if session != nil { publish(session?.ingest(fix) ?? []) }
+      if session != nil {
+        var list = session?.ingest(fix) ?? []
+        reroute(after: fix, into: &list)
+        publish(list)
+      }
     case .fixes(let fixes):
       var list = batch
       list.removeAll(keepingCapacity: true)
@@ -106,6 +115,7 @@ public struct Engine {
       for fix in fixes {
         newest = max(newest, fix.time)
         if let out = session?.ingest(fix) { list.append(contentsOf: out) }
+        reroute(after: fix, into: &list)
       }
       if !fixes.isEmpty { advanceAnchor(to: newest) }
       publish(list)
@@ -133,13 +143,28 @@ public struct Engine {
         case .cancel:
           if let s = session { lastDocument = s.document }
           session = nil
+        case .reroute:
+          guard session != nil else { throw WireError(.noRoute, "no route is being followed") }
+          guard rerouter != nil else {
+            throw WireError(.unavailable, "reroute: this daemon has no router (--router URL)")
+          }
+          rerouter?.requestNow()
+          reply(.success(()))
+          return
         }
+        rerouter?.routeChanged()
         observer?.sessionChanged(session)
         reply(.success(()))
       } catch {
         reply(.failure(error))
       }
       return
+    case .routed(let answer):
+      guard var r = rerouter, let s = session else { return }
+      let (list, next) = r.answered(answer, session: s, time: fixClockNow() ?? utcNow())
+      rerouter = r
+      replace(with: next)
+      publish(list)
     case .probe:
       probes += 1
       #if DEBUG
@@ -152,6 +177,22 @@ public struct Engine {
       return
     }
     if let s = session { observer?.handled(s) }
+  }
+
+  /// Lets the rerouter see the session after `fix`, switching to the route it applies.
+  private mutating func reroute(after fix: Fix, into list: inout [NavigationEvent]) {
+    guard var r = rerouter, let s = session else { return }
+    let (events, next) = r.after(fix, session: s)
+    rerouter = r
+    list += events
+    replace(with: next)
+  }
+
+  private mutating func replace(with next: NavigationSession?) {
+    guard let next else { return }
+    session = next
+    observer?.sessionChanged(next)
+    rerouted?(next)
   }
 
   /// Moves the fix clock to `time` when it is the newest fix time so far.

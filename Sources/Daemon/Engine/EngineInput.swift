@@ -1,4 +1,5 @@
 public import Geodesy
+public import Router
 public import Wire
 
 /// One input of the engine, in the order the sources produced it.
@@ -18,6 +19,9 @@ public enum EngineInput: Sendable {
   case source(SourceEvent.Status, reason: String?)
   /// Change guidance (from a socket client, or a reload); `reply` is called once it took effect.
   case command(GuidanceCommand, reply: @Sendable (Result<Void, any Error>) -> Void)
+  /// The router answered a reroute request (live and paced: the answer arrives while
+  /// guidance goes on).
+  case routed(RouterAnswer)
   /// The watchdog's probe: handling it proves the engine is not stuck.
   case probe
 }

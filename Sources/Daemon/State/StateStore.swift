@@ -59,6 +59,8 @@ public struct StateStore: Sendable {
     public var snapshot: NavigationSession.Snapshot?
     /// The route file the document came from, for reloads.
     public var routeFile: String?
+    /// The route's revision: above 0 when `document` is a reroute of the file's route.
+    public var revision = 0
   }
 
   /// A short fingerprint of one alternative, so progress saved for another route is refused.
@@ -81,13 +83,14 @@ public struct StateStore: Sendable {
   ///   progress, which no longer applies.
   public func saveRoute(
     _ document: RouteDocument, routeIndex: Int, routeFile: String?,
-    progress: NavigationSession.Snapshot? = nil
+    progress: NavigationSession.Snapshot? = nil, revision: Int = 0
   ) throws {
     var o = JSONObject()
     o.append("format", .string(Self.format))
     o.append("version", .number(Self.version))
     if let routeFile { o.append("routeFile", .string(routeFile)) }
     o.append("routeIndex", .number(Double(routeIndex)))
+    if revision > 0 { o.append("revision", .number(Double(revision))) }
     o.append("document", NativeRouteFormat.encode(document))
     removeLeftovers()
     try writeFileAtomically(routePath, Array(JSONWriter.string(.object(o)).utf8), mode: 0o600)
@@ -215,6 +218,9 @@ public struct StateStore: Sendable {
     var saved = Saved(
       document: document, routeIndex: Int(ri), snapshot: nil, routeFile: o["routeFile"]?.stringValue
     )
+    if case .number(let r)? = o["revision"], r >= 1, r < 1e9, r == r.rounded() {
+      saved.revision = Int(r)
+    }
     guard document.routes.indices.contains(saved.routeIndex) else {
       return (.failure(.corrupt("route.json: route index out of range")), nil)
     }

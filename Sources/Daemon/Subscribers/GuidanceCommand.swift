@@ -13,6 +13,8 @@ public enum GuidanceCommand: Sendable, Equatable {
   case load(RouteDocument, routeIndex: Int)
   /// Stop guiding; later fixes give no events until a `select` or `load`.
   case cancel
+  /// Ask the router for a new route at the next fix (`stepwised --router`).
+  case reroute
 }
 
 /// Carries out a ``GuidanceCommand``; implemented by the engine, called by the server.

@@ -594,7 +594,7 @@ public final class SubscriberServer: @unchecked Sendable {
       answer(c, Reply.object(for: request, members))
     case .status:
       answer(c, Reply.object(for: request, [("state", .object(state.object))]))
-    case .routes(let steps):
+    case .routes(let steps, let geometry):
       guard let document else {
         answer(
           c,
@@ -606,8 +606,9 @@ public final class SubscriberServer: @unchecked Sendable {
         c,
         Reply.object(
           for: request,
-          Reply.routesMembers(document, selected: selectedRoute, steps: steps)))
-    case .select, .load, .cancel:
+          Reply.routesMembers(
+            document, selected: selectedRoute, steps: steps, geometry: geometry)))
+    case .select, .load, .cancel, .reroute:
       guard c.mayChangeGuidance else {
         refuse(c, request.command.name, id: request.id)
         return
@@ -679,6 +680,8 @@ public final class SubscriberServer: @unchecked Sendable {
       return .success(.select(routeIndex: i))
     case .cancel:
       return .success(.cancel)
+    case .reroute:
+      return .success(.reroute)
     case .load(let value, let index):
       let document: RouteDocument
       do {
@@ -740,6 +743,8 @@ public final class SubscriberServer: @unchecked Sendable {
         if let t = state.time { cancelled.append("time", .string(t)) }
         publish(cancelled)
         drain()
+        reply = Reply.object(for: request)
+      case .reroute:
         reply = Reply.object(for: request)
       }
       configuration.log(6, "stepwised: \(request.command.name) by \(peer)")

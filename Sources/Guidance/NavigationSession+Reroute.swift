@@ -1,0 +1,74 @@
+public import Geodesy
+public import Routes
+
+extension NavigationSession {
+  /// Metres within which a maneuver of a new route is the same physical maneuver as one of the
+  /// route it replaces (the routers snap both to the same junction node).
+  public static let sameManeuverDistance = 12.0
+
+  /// Whether fixes away from the route have been seen that are not yet enough to say the
+  /// vehicle left it (``offRoute`` says when they are).
+  public var offRouteSuspected: Bool { !offRoute && detector.suspecting }
+
+  /// The revision of the route: 0 for the route guidance started with, n after n reroutes.
+  /// Prompt ids of revision n > 0 carry `v<n>`, so they never collide with earlier ones.
+  public var routeRevision: Int {
+    get { revision }
+    set { revision = max(0, newValue) }
+  }
+
+  /// The maneuver points of the steps not yet passed (the current step's first); built when
+  /// asked, which is once per router answer, not per fix.
+  public var remainingManeuvers: [Coordinate] {
+    geometry.stepEndPoint[min(currentStep, lastStep)...].map { geometry.points[$0] }
+  }
+
+  /// A session that takes over from this one on the first route of `document`, while driving.
+  ///
+  /// It makes no departure prompt and sends no `ROUTE` event of its own (the caller publishes
+  /// the new route). At its first fix it says the new route's next instruction once (kind
+  /// `reroute`, "New route. In 200 meters, turn right onto …") when `announce` is true. A
+  /// maneuver already announced on this route is not announced again from the same tier: the
+  /// prompts made for it carry over to the same physical maneuver on the new route (within
+  /// ``sameManeuverDistance`` metres, with the same instructions).
+  public func rerouted(onto document: RouteDocument, revision: Int, announce: Bool)
+    throws(RouteDocumentError) -> NavigationSession
+  {
+    var next = try NavigationSession(
+      document: document, routeIndex: 0, phrasing: phrasing, configuration: configuration)
+    next.started = true
+    next.revision = revision
+    next.rerouted = announce
+    next.speed = speed
+    next.fixInterval = fixInterval
+    next.detector = detector.carriedOver()
+    let tiers: PromptFlags = [.prepare, .approach, .now]
+    let old = route.steps
+    for k in 1..<next.route.steps.count {
+      guard let point = next.route.steps[k].polyline.last else { continue }
+      for j in max(1, currentStep)..<old.count {
+        guard let o = old[j].polyline.last, o.distance(to: point) <= Self.sameManeuverDistance,
+          old[j].instructions == next.route.steps[k].instructions
+        else { continue }
+        next.scheduler.said[k].formUnion(scheduler.said[j].intersection(tiers))
+        break
+      }
+    }
+    return next
+  }
+
+  /// The "new route" prompt, once, for the maneuver ahead after a reroute's first match.
+  mutating func announceNewRoute(time: Double, into events: inout [NavigationEvent]) {
+    guard let say = rerouted else { return }
+    rerouted = nil
+    let m = currentStep
+    guard say, m >= 1, m <= lastStep, !scheduler.said[m].contains(.now) else { return }
+    let d = max(0, geometry.stepEnd[m] - distanceAlong)
+    announce(
+      .newRoute(instructions: route.steps[m].instructions, distance: d), kind: .reroute, step: m,
+      id: "reroute", time: time, distance: d, into: &events)
+    // It stands for the early prompt; the closer ones follow as usual.
+    scheduler.said[m].insert(.prepare)
+    scheduler.lastPrompt = (time, m)
+  }
+}
