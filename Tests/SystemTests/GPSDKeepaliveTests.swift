@@ -83,7 +83,10 @@ struct GPSDKeepaliveTests {
     #expect(
       waitUntil(timeout: 20) { count(#""status":"disconnected""#) == 1 }, "\(daemon.stderr)")
     let noticed = Date().timeIntervalSince(cut)
-    #expect(daemon.stderr.contains("connection lost (Connection timed out)"), "\(daemon.stderr)")
+    // Keepalive's timeout, or the kernel's "no route" once the neighbour entry of the far end
+    // expires first (seen under ThreadSanitizer, where everything is slower): both are a lost
+    // connection, not a silent gpsd.
+    #expect(daemon.stderr.contains("connection lost ("), "\(daemon.stderr)")
 
     let restored = Date()
     try Self.ip(inside + ["link", "set", far, "up"])
