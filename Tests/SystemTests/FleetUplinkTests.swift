@@ -490,9 +490,12 @@ extension FleetUplinkTests {
     #expect(good.wait(timeout: 60) == 0, "\(good.stderr)")
     #expect(good.stderr.contains("connected to \(url)"), "\(good.stderr)")
     // The system's CA bundle does not vouch for this broker: said, retried, guidance unchanged.
+    // Paced (about 9 s), not --fast: a fast replay could end before the first handshake failed,
+    // and then there is nothing to say.
     let bad = try Self.stepwised(
       [
-        "--route", Self.route, "--json", "--fast", "--state-dir", scratch.file("state2"),
+        "--route", Self.route, "--json", "--replay-speed", "30", "--state-dir",
+        scratch.file("state2"),
         "--mqtt", url, "--vehicle", "veh2", drive,
       ], scratch: scratch, tag: "bad")
     defer { bad.killGroup() }
