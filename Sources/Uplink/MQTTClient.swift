@@ -246,4 +246,9 @@ public final class MQTTClient: @unchecked Sendable {
   public static func reason(_ code: Int32) -> String {
     String(cString: mosquitto_reason_string(code))
   }
+
+  /// libmosquitto's text for one of its error codes (`MOSQ_ERR_…`), as a disconnect reports.
+  public static func error(_ code: Int32) -> String {
+    String(cString: mosquitto_strerror(code))
+  }
 }

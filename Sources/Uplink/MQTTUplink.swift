@@ -72,6 +72,9 @@ public final class MQTTUplink: EventSink, DaemonAttachment, @unchecked Sendable 
   private var recentSet = Set<String>()
   private var remote: (@Sendable ([UInt8]) -> Void)?
   private var lastConnectReason: Int32?
+  /// Whether "cannot reach the broker" was said: once, whether the first connect failed at
+  /// once or its TLS handshake failed later on the network thread.
+  private var unreachableSaid = false
   private var connectedOnce = false
   private var stopWaiters: [@Sendable () -> Void] = []
   private var journalFailing = false
@@ -152,8 +155,12 @@ public final class MQTTUplink: EventSink, DaemonAttachment, @unchecked Sendable 
       sendFrom = journal.ledger.live.first?.id ?? 0
     }
     let broker = configuration.broker
-    client.start { failure in
-      logLine(4, "stepwised: MQTT: cannot reach \(broker) (\(failure)); retrying with back-off")
+    client.start { [self] failure in
+      queue.async { @Sendable [self] in
+        guard !unreachableSaid else { return }
+        unreachableSaid = true
+        logLine(4, "stepwised: MQTT: cannot reach \(broker) (\(failure)); retrying with back-off")
+      }
     }
     return self
   }
@@ -377,6 +384,15 @@ public final class MQTTUplink: EventSink, DaemonAttachment, @unchecked Sendable 
   }
 
   private func disconnected(reason: Int32) {
+    if !connectedOnce && !unreachableSaid && client != nil {
+      // The connect went out but never completed (a TLS handshake the broker's certificate
+      // fails, a connection reset): said once, like a connect that failed at once.
+      unreachableSaid = true
+      logLine(
+        4,
+        "stepwised: MQTT: cannot reach \(configuration.broker) (\(MQTTClient.error(reason))); "
+          + "retrying with back-off")
+    }
     if connected && client != nil {
       logLine(
         4,
