@@ -156,16 +156,7 @@ public enum FleetTool {
     }
     let payload = Array(JSONWriter.string(.object(object)).utf8)
 
-    let inbox = Inbox()
-    var handlers = MQTTClient.Handlers()
-    handlers.connected = { reason, _ in
-      inbox.connected.store(reason, ordering: .releasing)
-      inbox.wake()
-    }
-    handlers.message = { topic, payload in inbox.put(topic, payload) }
-    let client = try MQTTClient(
-      connection.options(clientID: "stepwise-send-\(getpid())"), handlers: handlers)
-    client.start { failure in logLine(4, "stepwise send: \(failure); retrying") }
+    let (client, inbox) = try startClient(connection, command: "send")
     defer { client.close() }
     let deadline = monotonic() + wait
     var sent = false
@@ -203,6 +194,24 @@ public enum FleetTool {
     return 1
   }
 
+  /// A client of the dispatcher's `command` that hands connection changes and messages to
+  /// an inbox the command's loop waits on, connecting in the background.
+  static func startClient(_ connection: Connection, command: String) throws -> (
+    MQTTClient, Inbox
+  ) {
+    let inbox = Inbox()
+    var handlers = MQTTClient.Handlers()
+    handlers.connected = { reason, _ in
+      inbox.connected.store(reason, ordering: .releasing)
+      inbox.wake()
+    }
+    handlers.message = { topic, payload in inbox.put(topic, payload) }
+    let client = try MQTTClient(
+      connection.options(clientID: "stepwise-\(command)-\(getpid())"), handlers: handlers)
+    client.start { failure in logLine(4, "stepwise \(command): \(failure); retrying") }
+    return (client, inbox)
+  }
+
   // MARK: fleet
 
   static func fleet(_ args: inout Arguments) throws -> Int32 {
@@ -212,16 +221,7 @@ public enum FleetTool {
     let words = try args.positionals()
     guard words.count == 1 else { throw UsageError("fleet needs the broker: mqtt://HOST:PORT") }
     let connection = try makeConnection(words[0])
-    let inbox = Inbox()
-    var handlers = MQTTClient.Handlers()
-    handlers.connected = { reason, _ in
-      inbox.connected.store(reason, ordering: .releasing)
-      inbox.wake()
-    }
-    handlers.message = { topic, payload in inbox.put(topic, payload) }
-    let client = try MQTTClient(
-      connection.options(clientID: "stepwise-fleet-\(getpid())"), handlers: handlers)
-    client.start { failure in logLine(4, "stepwise fleet: \(failure); retrying") }
+    let (client, inbox) = try startClient(connection, command: "fleet")
     defer { client.close() }
     let terminal = !json && isatty(1) != 0
     var table = FleetTable()
