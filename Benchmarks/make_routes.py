@@ -29,6 +29,11 @@
       The drive along the curve route: one epoch per second at 25 m/s (RMC, GGA, GSA), the
       course following the bends, with the zigzag track's lateral wobble of up to 2 m.
       12,063 epochs, the last one at the end of the route.
+
+  make_routes.py valhalla ROUTE.json RESPONSE.json
+      The same route as a Valhalla native /route response: one leg whose polyline6 shape holds
+      every point of the route's steps (joins once), one maneuver per step (a start, turns, the
+      destination), lengths in kilometres. Used to time the import of a router's response.
 """
 import math
 import sys
@@ -265,6 +270,55 @@ def write_epoch(out, t, x, y, h):
     out.write(cksum('GPGSA,A,3,01,02,03,04,05,06,07,08,09,10,,,1.6,0.9,1.3'))
 
 
+def polyline6(points):
+    out = []
+    last = (0, 0)
+    for lat, lon in points:
+        cur = (round(lat * 1e6), round(lon * 1e6))
+        for d in (cur[0] - last[0], cur[1] - last[1]):
+            v = ~(d << 1) if d < 0 else d << 1
+            while v >= 0x20:
+                out.append(chr((0x20 | (v & 0x1F)) + 63))
+                v >>= 5
+            out.append(chr(v + 63))
+        last = cur
+    return ''.join(out)
+
+
+def valhalla(route, response):
+    import json
+    with open(route) as f:
+        doc = json.load(f)
+    steps = doc['routes'][0]['steps']
+    shape = [(p['latitude'], p['longitude']) for p in steps[0]['polyline']]
+    maneuvers = []
+    for i, step in enumerate(steps[1:]):
+        begin = len(shape) - 1
+        shape += [(p['latitude'], p['longitude']) for p in step['polyline'][1:]]
+        length = sum(haversine(shape[k], shape[k + 1]) for k in range(begin, len(shape) - 1))
+        text = ('Drive northeast on Bench Road 1.' if i == 0
+                else steps[i]['instructions'] or 'Continue.')
+        maneuvers.append({'type': 1 if i == 0 else (10 if i % 2 else 15), 'instruction': text,
+                          'time': round(length / SPEED, 3), 'length': round(length / 1000, 3),
+                          'begin_shape_index': begin, 'end_shape_index': len(shape) - 1,
+                          'travel_mode': 'drive', 'travel_type': 'car'})
+    end = len(shape) - 1
+    maneuvers.append({'type': 4, 'instruction': 'You have arrived at your destination.',
+                      'time': 0.0, 'length': 0.0, 'begin_shape_index': end,
+                      'end_shape_index': end, 'travel_mode': 'drive', 'travel_type': 'car'})
+    total = sum(m['length'] for m in maneuvers)
+    summary = {'has_toll': False, 'has_highway': False, 'has_ferry': False,
+               'time': round(total * 1000 / SPEED, 3), 'length': round(total, 3)}
+    first, last = shape[0], shape[-1]
+    trip = {'locations': [{'type': 'break', 'lat': first[0], 'lon': first[1]},
+                          {'type': 'break', 'lat': last[0], 'lon': last[1]}],
+            'legs': [{'maneuvers': maneuvers, 'summary': summary, 'shape': polyline6(shape)}],
+            'summary': summary, 'status_message': 'Found route between points', 'status': 0,
+            'units': 'kilometers', 'language': 'en-US'}
+    with open(response, 'w') as out:
+        json.dump({'trip': trip}, out)
+
+
 def main():
     a = sys.argv[1:]
     if len(a) == 3 and a[0] == 'follow':
@@ -277,6 +331,8 @@ def main():
         curve(int(a[1]), a[2], float(a[3]) if len(a) == 4 else 0.0)
     elif len(a) == 2 and a[0] == 'curve-track':
         curve_track(a[1])
+    elif len(a) == 3 and a[0] == 'valhalla':
+        valhalla(a[1], a[2])
     else:
         sys.exit(__doc__)
 

@@ -8,16 +8,18 @@ import func Glibc.cos
 /// The position of the vehicle is held as `s`, the metres travelled along this polyline from the
 /// departure. Step `i ≥ 1` spans `stepStart(i) … stepEnd(i)`; its maneuver is at `stepEnd(i)`.
 public struct RouteGeometry: Sendable {
-  /// The points of the whole route, duplicates at step joins removed.
-  public let points: [Coordinate]
+  /// The points of the whole route, duplicates at step joins removed, in the fixed point of the
+  /// route's polylines (8 bytes a point).
+  public let points: RoutePolyline
   /// Distance along the route of each point, in metres; `cumulative[0] == 0`.
   public let cumulative: [Double]
   /// Bearing of the segment starting at each point, degrees clockwise from true north,
-  /// 0 ..< 360 (the last entry repeats the previous one).
-  public let bearings: [Double]
+  /// 0 ..< 360 (the last entry repeats the previous one), in single precision (0.00002 degree).
+  public let bearings: FloatColumn
   /// Metres per degree of longitude at each point's latitude: the east scale of the local plane
-  /// that the matcher measures a segment in, computed once instead of on every match.
-  let metresPerDegreeLongitude: [Double]
+  /// that the matcher measures a segment in, computed once instead of on every match (single
+  /// precision: a lateral distance moves by less than a micrometre per 10 m).
+  let metresPerDegreeLongitude: FloatColumn
   /// Distance along the route of each step's maneuver, in metres; `stepEnd[0] == 0`.
   public let stepEnd: [Double]
   /// Index into `points` of each step's maneuver point.
@@ -31,7 +33,7 @@ public struct RouteGeometry: Sendable {
 
   /// Flattens `route`. Requires a validated route (a departure plus at least one step).
   public init(route: Route) {
-    var pts: [Coordinate] = []
+    var pts = RoutePolyline()
     var ends: [Int] = []
     pts.reserveCapacity(route.steps.reduce(0) { $0 + $1.polyline.count })
     // Points that add nothing to the shape (within 5 cm of the line through their neighbours,
@@ -70,24 +72,35 @@ public struct RouteGeometry: Sendable {
       lastIsEnd = true
     }
     if pts.count == 1 { pts.append(pts[0]) }
-    var cum = [Double](repeating: 0, count: pts.count)
-    var brg = [Double](repeating: 0, count: pts.count)
-    for i in 1..<pts.count {
-      cum[i] = cum[i - 1] + pts[i - 1].distance(to: pts[i])
-      brg[i - 1] = planarBearing(from: pts[i - 1], to: pts[i])
+    pts = pts.trimmed
+    let n = pts.count
+    var cum = [Double](repeating: 0, count: n)
+    // `normalizedBearing` can round a bearing just west of north up to 360, and so can single
+    // precision, which every use treats as 0; keeping 0 ..< 360 lets the matcher compare
+    // bearings without normalising.
+    func stored(_ b: Double) -> Float {
+      let f = Float(b >= 360 ? b - 360 : b)
+      return f >= 360 ? f - 360 : f
     }
-    brg[pts.count - 1] = brg[max(0, pts.count - 2)]
+    var brg = [Float](repeating: 0, count: n)
+    var previous = pts[0]
+    for i in 1..<n {
+      let p = pts[i]
+      cum[i] = cum[i - 1] + previous.distance(to: p)
+      brg[i - 1] = stored(planarBearing(from: previous, to: p))
+      previous = p
+    }
+    brg[n - 1] = brg[max(0, n - 2)]
     // Zero-length segments inherit the bearing of the previous real one.
-    for i in 1..<pts.count where cum[i] == cum[i - 1] && i >= 2 {
+    for i in 1..<n where cum[i] == cum[i - 1] && i >= 2 {
       brg[i - 1] = brg[i - 2]
     }
-    // `normalizedBearing` can round a bearing just west of north up to 360, which every use
-    // treats as 0; keeping 0 ..< 360 lets the matcher compare bearings without normalising.
-    for i in brg.indices where brg[i] >= 360 { brg[i] -= 360 }
+    var kx = [Float](repeating: 0, count: n)
+    for i in 0..<n { kx[i] = Float(earthRadius * cos(pts[i].latitude * .pi / 180) * .pi / 180) }
     points = pts
     cumulative = cum
-    bearings = brg
-    metresPerDegreeLongitude = pts.map { earthRadius * cos($0.latitude * .pi / 180) * .pi / 180 }
+    bearings = FloatColumn(brg)
+    metresPerDegreeLongitude = FloatColumn(kx)
     stepEndPoint = ends
     stepEnd = ends.map { cum[$0] }
   }

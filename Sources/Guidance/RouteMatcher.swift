@@ -1,4 +1,5 @@
 import Geodesy
+import Routes
 
 import func Glibc.atan2
 import func Glibc.sqrt
@@ -466,8 +467,12 @@ private func planarDistanceToChord(px: Double, py: Double, bx: Double, by: Doubl
 ///
 /// Level 1 is computed from the points, higher levels from the level below (a child's radius,
 /// rescaled to the parent's plane, plus the larger distance of its chord's ends from the parent's
-/// chord), so building costs time proportional to the number of points. It takes 88 bytes per
-/// four segments, and a third more for the levels above.
+/// chord), so building costs time proportional to the number of points. A block stores only its
+/// bounds, 16 bytes per four segments and a third more for the levels above (about 5.3 bytes a
+/// segment): its chord is worked out from the route's points when it is read, exactly as it was
+/// when the bounds were computed, and the bounds are kept in less precision, rounded outwards
+/// (radius up, scale ratio down, bearing arcs widened), so they stay bounds. A looser bound only
+/// means a block opened that need not have been; the best candidate found is the same.
 private struct SegmentBlocks: Sendable {
   struct Block: Sendable {
     /// The chord's start `A`, degrees.
@@ -488,13 +493,35 @@ private struct SegmentBlocks: Sendable {
     var anticlockwise: BearingArc
   }
 
-  private var blocks: [Block] = []
-  /// Index in `blocks` of each level's first block (entry 0 unused).
+  /// What is kept of a block.
+  private struct Bounds: Sendable {
+    var radius: Float
+    var scaleRatio: Float
+    var clockwise: PackedArc
+    var anticlockwise: PackedArc
+  }
+
+  private let geometry: RouteGeometry
+  private var bounds: [Bounds] = []
+  /// Index in `bounds` of each level's first block (entry 0 unused).
   private var levelStart: [Int] = [0]
   private let segmentCount: Int
 
   subscript(level: Int, i: Int) -> Block {
-    @inline(__always) get { blocks[levelStart[level] + i] }
+    @inline(__always) get {
+      let stored = bounds[levelStart[level] + i]
+      let span = segments(level: level, i)
+      let g = geometry
+      let a = g.points[span.lowerBound]
+      let b = g.points[span.upperBound + 1]
+      let kxA = g.metresPerDegreeLongitude[span.lowerBound]
+      return Block(
+        latitude: a.latitude, longitude: a.longitude, metresPerDegree: kxA,
+        east: wrappedLongitudeDelta(b.longitude - a.longitude) * kxA,
+        north: (b.latitude - a.latitude) * metresPerDegreeLatitude,
+        radius: Double(stored.radius), scaleRatio: Double(stored.scaleRatio),
+        clockwise: stored.clockwise.arc, anticlockwise: stored.anticlockwise.arc)
+    }
   }
 
   /// The segments of block `i` of `level`.
@@ -505,6 +532,7 @@ private struct SegmentBlocks: Sendable {
   }
 
   init(_ g: RouteGeometry) {
+    geometry = g
     segmentCount = g.segmentCount
     let kx = g.metresPerDegreeLongitude
     let ky = metresPerDegreeLatitude
@@ -515,9 +543,9 @@ private struct SegmentBlocks: Sendable {
     var level = 1
     var count = (segmentCount + 3) / 4
     // n/4 + n/16 + … blocks, plus at most one partial block per level.
-    blocks.reserveCapacity(segmentCount / 3 + 32)
+    bounds.reserveCapacity(segmentCount / 3 + 32)
     while true {
-      levelStart.append(blocks.count)
+      levelStart.append(bounds.count)
       var nextSpread: [Double] = []
       var nextScale: [Double] = []
       nextSpread.reserveCapacity(count)
@@ -570,11 +598,11 @@ private struct SegmentBlocks: Sendable {
         // Margins for rounding in the distances above and in the matcher's own planes.
         radius = radius * (1 + 1e-9) + 1e-6
         let ratio = kxA > scale ? scale / kxA : 1
-        blocks.append(
-          Block(
-            latitude: a.latitude, longitude: a.longitude, metresPerDegree: kxA, east: bx,
-            north: by, radius: radius, scaleRatio: ratio.isNaN ? 0 : ratio * (1 - 1e-12),
-            clockwise: arcs.clockwise, anticlockwise: arcs.anticlockwise))
+        bounds.append(
+          Bounds(
+            radius: Float(roundingUp: radius),
+            scaleRatio: Float(roundingDown: ratio.isNaN ? 0 : ratio * (1 - 1e-12)),
+            clockwise: PackedArc(arcs.clockwise), anticlockwise: PackedArc(arcs.anticlockwise)))
         nextSpread.append(lonSpread)
         nextScale.append(scale)
       }
@@ -584,6 +612,58 @@ private struct SegmentBlocks: Sendable {
       level += 1
       count = (count + 3) / 4
     }
+  }
+}
+
+/// A ``BearingArc`` in 4 bytes: its centre rounded to a 65536th of a turn, its half width
+/// rounded up to whole such units and widened by one, so the arc read back covers every bearing
+/// of the arc stored.
+private struct PackedArc: Sendable {
+  /// Degrees per unit.
+  static let unit = 360.0 / 65536
+  /// The half width of an arc of no bearings.
+  static let empty = UInt16.max
+  /// Half widths from here cover every bearing (180 degrees).
+  static let whole = UInt16(32768)
+
+  var centre: UInt16
+  var halfWidth: UInt16
+
+  init(_ arc: BearingArc) {
+    if arc.halfWidth == -.infinity {
+      (centre, halfWidth) = (0, Self.empty)
+      return
+    }
+    let c = (arc.centre / Self.unit).rounded()
+    let w = ((arc.halfWidth + Self.unit / 2) / Self.unit).rounded(.up)
+    guard c.isFinite, w.isFinite, w >= 0, w < Double(Self.whole) else {
+      (centre, halfWidth) = (0, Self.whole)
+      return
+    }
+    centre = UInt16(truncatingIfNeeded: Int(c))  // 360 degrees is unit 65536, that is 0
+    halfWidth = UInt16(w)
+  }
+
+  var arc: BearingArc {
+    @inline(__always) get {
+      halfWidth == Self.empty
+        ? BearingArc(centre: 0, halfWidth: -.infinity)
+        : BearingArc(centre: Double(centre) * Self.unit, halfWidth: Double(halfWidth) * Self.unit)
+    }
+  }
+}
+
+extension Float {
+  /// The smallest `Float` at least `x` (NaN for NaN).
+  fileprivate init(roundingUp x: Double) {
+    let f = Float(x)
+    self = Double(f) < x ? f.nextUp : f
+  }
+
+  /// The largest `Float` at most `x` (NaN for NaN).
+  fileprivate init(roundingDown x: Double) {
+    let f = Float(x)
+    self = Double(f) > x ? f.nextDown : f
   }
 }
 

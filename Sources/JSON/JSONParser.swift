@@ -28,9 +28,9 @@ public struct JSONParser {
   /// and converting it.
   public static let maximumNumberLength = 1024
 
-  private let bytes: UnsafeBufferPointer<UInt8>
-  private var index = 0
-  private var depth = 0
+  let bytes: UnsafeBufferPointer<UInt8>
+  var index = 0
+  var depth = 0
   /// The members of the objects being parsed, innermost last: each object takes its own off
   /// the top when it ends, so its array is allocated once, at its final size.
   private var members: [(key: String, value: JSONValue)] = []
@@ -38,7 +38,7 @@ public struct JSONParser {
   /// points repeat `latitude` and `longitude` hundreds of thousands of times).
   private var names: [(bytes: [UInt8], string: String)] = []
 
-  private init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+  init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
   /// Parses one JSON text.
   public static func parse(_ text: String) throws(JSONSyntaxError) -> JSONValue {
@@ -82,7 +82,7 @@ public struct JSONParser {
 
   private var remaining: Int { bytes.count - index }
 
-  private func error(_ message: String, at offset: Int? = nil) -> JSONSyntaxError {
+  func error(_ message: String, at offset: Int? = nil) -> JSONSyntaxError {
     let off = min(offset ?? index, bytes.count)
     var line = 1
     var col = 1
@@ -99,7 +99,7 @@ public struct JSONParser {
     return JSONSyntaxError(message: message, line: line, column: col, offset: off)
   }
 
-  private mutating func skipWhitespace() {
+  mutating func skipWhitespace() {
     while index < bytes.count {
       switch bytes[index] {
       case 0x20, 0x0A, 0x0D, 0x09: index += 1
@@ -108,7 +108,7 @@ public struct JSONParser {
     }
   }
 
-  private mutating func parseValue() throws(JSONSyntaxError) -> JSONValue {
+  mutating func parseValue() throws(JSONSyntaxError) -> JSONValue {
     guard index < bytes.count else { throw error("unexpected end of input (truncated JSON?)") }
     switch bytes[index] {
     case UInt8(ascii: "{"): return try parseObject()
@@ -144,7 +144,7 @@ public struct JSONParser {
     index += n
   }
 
-  private mutating func enter() throws(JSONSyntaxError) {
+  mutating func enter() throws(JSONSyntaxError) {
     depth += 1
     if depth > JSONParser.maximumDepth {
       throw error("nesting deeper than \(JSONParser.maximumDepth)")
@@ -193,7 +193,7 @@ public struct JSONParser {
   }
 
   /// A member name: a string, taken from ``names`` when the same bytes were seen lately.
-  private mutating func parseName() throws(JSONSyntaxError) -> String {
+  mutating func parseName() throws(JSONSyntaxError) -> String {
     let first = index + 1
     var end = first
     while end < bytes.count {
@@ -252,7 +252,7 @@ public struct JSONParser {
     return .array(items)
   }
 
-  private mutating func parseString() throws(JSONSyntaxError) -> String {
+  mutating func parseString() throws(JSONSyntaxError) -> String {
     let start = index
     index += 1
     // Fast path: no escapes.
@@ -357,7 +357,7 @@ public struct JSONParser {
     return v
   }
 
-  private mutating func parseNumber() throws(JSONSyntaxError) -> Double {
+  mutating func parseNumber() throws(JSONSyntaxError) -> Double {
     let start = index
     if bytes[index] == UInt8(ascii: "-") { index += 1 }
     guard index < bytes.count, isDigit(bytes[index]) else {

@@ -55,7 +55,7 @@ public struct RunPicture: Sendable {
   /// The whole SVG document.
   public func svg() -> String {
     let geometry = RouteGeometry(route: route)
-    var all: [Coordinate] = geometry.points
+    var all: [Coordinate] = Array(geometry.points)
     all += fixes.compactMap(\.coordinate)
     if let truth { all += truth.truth.map(\.position) }
     let projection = LocalProjection(

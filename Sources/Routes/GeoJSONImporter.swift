@@ -76,7 +76,10 @@ public enum GeoJSONImporter {
       name: name ?? "GeoJSON route", distance: distance,
       expectedTravelTime: distance / RouteImportSupport.assumedSpeed(.automobile),
       transportType: .automobile, steps: steps)
-    guard let start = steps.first?.polyline.first, let end = steps.last?.polyline.last else {
+    // The places from the positions themselves, not from the fixed-point polylines.
+    guard steps.last?.polyline.last != nil, let start = legs.first?.first,
+      let end = legs.last?.last
+    else {
       throw RouteDocumentError(.missingField, path: "coordinates", "the line has no positions")
     }
     return RouteDocument(

@@ -87,7 +87,7 @@ public enum NativeRouteFormat {
 
   /// Rounds to a multiple of `step` (a power of ten), dividing last so the result is the double
   /// nearest to the decimal value (1e-7 steps would otherwise leave `…99999999` tails).
-  private static func rounded(_ v: Double, _ step: Double) -> Double {
+  static func rounded(_ v: Double, _ step: Double) -> Double {
     let scale = (1 / step).rounded()
     return (v * scale).rounded() / scale
   }
@@ -96,7 +96,7 @@ public enum NativeRouteFormat {
 /// The native document's structure, read with ``JSONPathReader`` (shared with the importers).
 private typealias R = JSONPathReader
 
-private struct Reader {
+struct Reader {
 
   func coordinate(_ o: JSONObject, _ path: String) throws(RouteDocumentError) -> Coordinate {
     let lat = try R.number(R.require(o, "latitude", path), R.join(path, "latitude"))
@@ -130,7 +130,14 @@ private struct Reader {
   }
 
   mutating func route(_ v: JSONValue, _ path: String) throws(RouteDocumentError) -> Route {
-    let o = try R.object(v, path)
+    try route(R.object(v, path), path, decoded: nil)
+  }
+
+  /// The route of `o`, with its steps from `decoded` instead of `o` when the pull decoder read
+  /// them (every step with its polyline, whose points it has checked).
+  mutating func route(_ o: JSONObject, _ path: String, decoded: [DecodedStep]?)
+    throws(RouteDocumentError) -> Route
+  {
     let name = try R.string(R.require(o, "name", path), R.join(path, "name"))
     let distance = try R.nonNegative(R.require(o, "distance", path), R.join(path, "distance"))
     let time = try R.nonNegative(
@@ -153,18 +160,21 @@ private struct Reader {
       }
     }
     let stepsPath = R.join(path, "steps")
-    let stepValues = try R.array(R.require(o, "steps", path), stepsPath)
-    guard stepValues.count >= 2 else {
+    var stepValues: [JSONValue] = []
+    if decoded == nil { stepValues = try R.array(R.require(o, "steps", path), stepsPath) }
+    let stepCount = decoded?.count ?? stepValues.count
+    guard stepCount >= 2 else {
       throw RouteDocumentError(
         .invalidValue, path: stepsPath,
-        "a route needs a departure step and at least one more step (found \(stepValues.count))")
+        "a route needs a departure step and at least one more step (found \(stepCount))")
     }
     var steps: [RouteStep] = []
-    steps.reserveCapacity(stepValues.count)
+    steps.reserveCapacity(stepCount)
     var waypointCount = 0
-    for (i, sv) in stepValues.enumerated() {
+    for i in 0..<stepCount {
       let sp = "\(stepsPath)[\(i)]"
-      let so = try R.object(sv, sp)
+      let so: JSONObject
+      if let decoded { so = decoded[i].members } else { so = try R.object(stepValues[i], sp) }
       let instructions = try R.string(R.require(so, "instructions", sp), R.join(sp, "instructions"))
       var notice: String?
       if let n = so["notice"], n != .null { notice = try R.string(n, R.join(sp, "notice")) }
@@ -174,20 +184,24 @@ private struct Reader {
           try self.transport(v, R.join(sp, "transportType"))
         } ?? transport
       let pp = R.join(sp, "polyline")
-      let points = try R.array(R.require(so, "polyline", sp), pp)
-      var polyline: [Coordinate] = []
-      polyline.reserveCapacity(points.count)
-      for (k, pv) in points.enumerated() {
-        // The common case without building the point's JSON path (which only an error needs):
-        // most of a long route's load time went into those strings.
-        if case .object(let o) = pv, case .number(let lat)? = o["latitude"],
-          case .number(let lon)? = o["longitude"], abs(lat) <= 90, abs(lon) <= 180
-        {
-          polyline.append(Coordinate(latitude: lat, longitude: lon))
-          continue
+      var polyline = RoutePolyline()
+      if let decoded {
+        polyline = decoded[i].polyline
+      } else {
+        let points = try R.array(R.require(so, "polyline", sp), pp)
+        polyline.reserveCapacity(points.count)
+        for (k, pv) in points.enumerated() {
+          // The common case without building the point's JSON path (which only an error
+          // needs): most of a long route's load time went into those strings.
+          if case .object(let o) = pv, case .number(let lat)? = o["latitude"],
+            case .number(let lon)? = o["longitude"], abs(lat) <= 90, abs(lon) <= 180
+          {
+            polyline.append(Coordinate(latitude: lat, longitude: lon))
+            continue
+          }
+          let ptPath = "\(pp)[\(k)]"
+          polyline.append(try coordinate(R.object(pv, ptPath), ptPath))
         }
-        let ptPath = "\(pp)[\(k)]"
-        polyline.append(try coordinate(R.object(pv, ptPath), ptPath))
       }
       var waypoint: Int?
       if let w = so["waypoint"], w != .null {

@@ -35,14 +35,31 @@ public enum RouteImport {
     _ bytes: [UInt8], format: RouteFileFormat? = nil, language: InstructionLanguage? = nil,
     writer: (InstructionLanguage) -> InstructionWriter
   ) throws(RouteDocumentError) -> RouteDocument {
+    // A native document straight into fixed point, without a tree; anything unusual (and every
+    // error) takes the tree.
+    if format == nil || format == .native,
+      let document = bytes.withUnsafeBufferPointer(NativeRouteFormat.decodeStreaming)
+    {
+      return document
+    }
     let detected: RouteFileFormat
-    if let format { detected = format } else { detected = try detect(bytes) }
+    var parsed: JSONValue?
+    if let format {
+      detected = format
+    } else if isXML(bytes) {
+      detected = .gpx
+    } else {
+      let value = try parseJSON(bytes)
+      detected = try detect(value)
+      parsed = value
+    }
     let document: RouteDocument
     switch detected {
     case .gpx:
       document = try GPXImporter.decode(bytes, writer: writer(language ?? .en))
     case .native, .valhalla, .osrm, .graphhopper, .geojson:
-      let value = try parseJSON(bytes)
+      let value: JSONValue
+      if let parsed { value = parsed } else { value = try parseJSON(bytes) }
       let chosen = writer(language ?? RouteLanguage.of(value) ?? .en)
       switch detected {
       case .native: return try NativeRouteFormat.decode(value)
@@ -54,7 +71,7 @@ public enum RouteImport {
       case .gpx: document = try GPXImporter.decode(bytes, writer: chosen)
       }
     }
-    return try NativeRouteFormat.decode(NativeRouteFormat.encode(document))
+    return try NativeRouteFormat.normalized(document)
   }
 
   /// Parses `bytes` as JSON, or fails with a `syntax` error that says where.
@@ -71,11 +88,16 @@ public enum RouteImport {
   /// Recognises the format of a route file from its bytes: XML is GPX, JSON is told apart by
   /// its members.
   public static func detect(_ bytes: [UInt8]) throws(RouteDocumentError) -> RouteFileFormat {
+    if isXML(bytes) { return .gpx }
+    return try detect(parseJSON(bytes))
+  }
+
+  /// Whether the first byte after a byte order mark and white space opens XML.
+  private static func isXML(_ bytes: [UInt8]) -> Bool {
     var i = 0
     if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { i = 3 }
     while i < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[i]) { i += 1 }
-    if i < bytes.count, bytes[i] == UInt8(ascii: "<") { return .gpx }
-    return try detect(parseJSON(bytes))
+    return i < bytes.count && bytes[i] == UInt8(ascii: "<")
   }
 
   /// Recognises the format of a parsed route file.

@@ -34,14 +34,23 @@ public struct RouteStep: Sendable, Equatable {
   public var distance: Double
   /// How this step is travelled.
   public var transportType: TransportType
-  /// The approach, from the previous maneuver to this step's maneuver.
-  public var polyline: [Coordinate]
+  /// The approach, from the previous maneuver to this step's maneuver (fixed point, 1.1 cm).
+  public var polyline: RoutePolyline
   /// When this step's maneuver is the arrival at an intermediate waypoint, its 1-based number.
   public var waypoint: Int?
 
   public init(
     instructions: String, notice: String? = nil, distance: Double,
     transportType: TransportType, polyline: [Coordinate], waypoint: Int? = nil
+  ) {
+    self.init(
+      instructions: instructions, notice: notice, distance: distance,
+      transportType: transportType, polyline: RoutePolyline(polyline), waypoint: waypoint)
+  }
+
+  public init(
+    instructions: String, notice: String? = nil, distance: Double,
+    transportType: TransportType, polyline: RoutePolyline, waypoint: Int? = nil
   ) {
     self.instructions = instructions
     self.notice = notice

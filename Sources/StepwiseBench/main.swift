@@ -3,6 +3,8 @@ import Daemon
 //
 //   StepwiseBench nmea TRACK           NMEAReader alone over the file (read into memory first)
 //   StepwiseBench load ROUTE           route document read, parsed, validated and indexed
+//   StepwiseBench memory ROUTE         the same, with resident memory before and after (bytes
+//                                      per route point) and the peak
 //   StepwiseBench fixes TRACK          every epoch NMEAReader emits: time, latitude, longitude
 //                                      (Benchmarks/corpus_table.py compares them with gpsd)
 //   StepwiseBench perfix ROUTE TRACK [REPS]
@@ -68,6 +70,16 @@ func load(_ path: String) -> (NavigationSession, Double, Double, Int) {
   let t2 = clock.now
   let points = document.routes[0].steps.reduce(0) { $0 + $1.polyline.count }
   return (session, seconds(t1 - t0), seconds(t2 - t1), points)
+}
+
+/// A `kB` line of /proc/self/status (`VmRSS`, `VmHWM`), in kilobytes.
+func statusKilobytes(_ key: String) -> Int {
+  guard let text = try? readWholeFile("/proc/self/status") else { return -1 }
+  for line in String(decoding: text, as: UTF8.self).split(separator: "\n")
+  where line.hasPrefix(key + ":") {
+    return Int(line.dropFirst(key.count + 1).split(separator: " ").first ?? "") ?? -1
+  }
+  return -1
 }
 
 /// The stages of `pipeline`, kept out of line so callgrind attributes each one's instructions.
@@ -145,6 +157,21 @@ case ("load", 2):
   print("points=\(points)")
   print("load_seconds=\(parse)")
   print("index_seconds=\(index)")
+case ("memory", 2):
+  // Resident memory of a loaded route: VmRSS before anything is read, after the document is
+  // loaded and the session (geometry and matcher index) built, and the peak (VmHWM) on the way.
+  let before = statusKilobytes("VmRSS")
+  let (session, parse, index, points) = load(args[1])
+  let after = statusKilobytes("VmRSS")
+  print("points=\(points)")
+  print("kept_points=\(session.geometry.points.count)")
+  print("load_seconds=\(parse)")
+  print("index_seconds=\(index)")
+  print("rss_before_kb=\(before)")
+  print("rss_after_kb=\(after)")
+  print("peak_kb=\(statusKilobytes("VmHWM"))")
+  print("bytes_per_point=\(Double(after - before) * 1024 / Double(points))")
+  withExtendedLifetime(session) {}
 case ("perfix", 3), ("perfix", 4):
   let reps = args.count == 4 ? Int(args[3]) ?? 5 : 5
   let (session, parse, index, points) = load(args[1])
@@ -323,7 +350,7 @@ case ("reroute", 3), ("reroute", 4):
   print("reroute_waited_p99_ms=\(quantile(waited, 0.99) * 1000)")
 default:
   print(
-    "usage: StepwiseBench nmea TRACK | fixes TRACK | load ROUTE | perfix ROUTE TRACK [REPS]"
+    "usage: StepwiseBench nmea TRACK | fixes TRACK | load ROUTE | memory ROUTE | perfix ROUTE TRACK [REPS]"
       + " | pipeline ROUTE TRACK"
       + " | phrase ROUTE [REPS] | reroute URL ROUTE [N]")
   exit(2)
