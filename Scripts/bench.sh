@@ -11,7 +11,10 @@
 #
 # Inputs are generated into $BENCH_DATA (default bench-data/, gitignored), never committed.
 # Environment: BENCH_RUNS (3), BENCH_SENTENCES (1000000), BENCH_DATA, BENCH_SCRATCH
-# (/tmp/build-bench), BENCH_OUT (docs/benchmarks.md), BENCH_GPSD_PORT (29471), BENCH_IDLE (10 s).
+# (/tmp/build-bench), BENCH_OUT (docs/benchmarks.md), BENCH_GPSD_PORT (29471), BENCH_IDLE (10 s),
+# BENCH_BASELINE: a directory with the stepwised and StepwiseBench of the commit to compare with
+# (for example a release build of main, its commit in a file REVISION there); its route loading,
+# memory and footprint figures are then measured in the same run, row beside row.
 set -eu
 cd "$(dirname "$0")/.."
 [ -d /opt/swift/usr/bin ] && PATH="/opt/swift/usr/bin:$PATH"
@@ -48,6 +51,13 @@ done
 BIN=$(swift build -c release --scratch-path "$SCRATCH" --show-bin-path)
 STEPWISED=$BIN/stepwised
 SWBENCH=$BIN/StepwiseBench
+BASELINE=${BENCH_BASELINE:-}
+BASE_REV=""
+if [ -n "$BASELINE" ]; then
+  [ -x "$BASELINE/stepwised" ] && [ -x "$BASELINE/StepwiseBench" ] ||
+    die "BENCH_BASELINE=$BASELINE lacks stepwised or StepwiseBench"
+  BASE_REV=$(cat "$BASELINE/REVISION" 2> /dev/null || echo "$BASELINE")
+fi
 
 # ---------------------------------------------------------------------------------------------
 mkdir -p "$DATA"
@@ -79,6 +89,14 @@ for p in $LENGTHS; do
     fi
   done
 done
+NOISY=$DATA/curvenoise_1000000.json
+if stale "$NOISY" Benchmarks/make_routes.py; then
+  python3 Benchmarks/make_routes.py curve 1000000 "$NOISY" 0.08
+fi
+VALHALLA=$DATA/valhalla_1000000.json
+if stale "$VALHALLA" "$DATA/zigzag_1000000.json" Benchmarks/make_routes.py; then
+  python3 Benchmarks/make_routes.py valhalla "$DATA/zigzag_1000000.json" "$VALHALLA"
+fi
 head -n 3 "$NMEA" > "$DATA/one-epoch.nmea"
 
 VENV=$DATA/venv
@@ -177,6 +195,32 @@ measure load_swift /dev/null "$SWBENCH" load "$BIG"
 "$SWBENCH" load "$BIG" > "$DATA/load.txt"
 measure load_daemon /dev/null "$STEPWISED" --route "$BIG" --fast --json "$DATA/one-epoch.nmea"
 measure load_python /dev/null python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$BIG"
+measure load_valhalla /dev/null "$SWBENCH" load "$VALHALLA"
+"$SWBENCH" load "$VALHALLA" > "$DATA/load-valhalla.txt"
+if [ -n "$BASELINE" ]; then
+  measure base_load_swift /dev/null "$BASELINE/StepwiseBench" load "$BIG"
+  measure base_load_valhalla /dev/null "$BASELINE/StepwiseBench" load "$VALHALLA"
+fi
+# Resident memory per route point: StepwiseBench memory (VmRSS before and after, VmHWM).
+: > "$DATA/memory.txt"
+for r in "$DATA/zigzag_100000.json" "$BIG" "$NOISY" "$VALHALLA"; do
+  "$SWBENCH" memory "$r" > "$DATA/mem.1"
+  before=$(kv "$DATA/mem.1" rss_before_kb)
+  after=$(kv "$DATA/mem.1" rss_after_kb)
+  peak=$(kv "$DATA/mem.1" peak_kb)
+  base_peak="not measured"
+  if [ -n "$BASELINE" ]; then
+    "$TIME" -f '%M' -o "$DATA/time.1" "$BASELINE/StepwiseBench" load "$r" > /dev/null
+    base_peak="$(mib "$(tail -n 1 "$DATA/time.1")") MiB"
+  fi
+  echo "| $(basename "$r") | $(kv "$DATA/mem.1" points) | $(kv "$DATA/mem.1" kept_points) | $(printf '%.2f' "$(kv "$DATA/mem.1" load_seconds)") + $(printf '%.2f' "$(kv "$DATA/mem.1" index_seconds)") s | $(mib "$before") MiB | $(mib "$after") MiB | $(mib "$peak") MiB | $(div "$peak" "$after" %.2f)× | **$(printf '%.1f' "$(kv "$DATA/mem.1" bytes_per_point)")** | $base_peak |" >> "$DATA/memory.txt"
+done
+
+baseline_load=""
+if [ -n "$BASELINE" ]; then
+  baseline_load="| baseline $BASE_REV: the native document | \`StepwiseBench load ROUTE\` | $(m base_load_swift all) | $(m base_load_swift s) s | $(mib "$(m base_load_swift kb)") MiB |
+| baseline $BASE_REV: the Valhalla response | \`StepwiseBench load VALHALLA\` | $(m base_load_valhalla all) | $(m base_load_valhalla s) s | $(mib "$(m base_load_valhalla kb)") MiB |"
+fi
 
 # 4. Daemon footprint and idle CPU -------------------------------------------------------------
 # ticks PID: CPU time used so far by PID, in clock ticks (utime + stime).
@@ -188,6 +232,10 @@ if "$STEPWISED" --help 2>&1 | grep -q -- '--socket'; then HAS_SOCKET=yes; fi
 HOLD=100
 say "4. daemon footprint on a silent gpsd (${IDLE} s idle)"
 footprint=""
+sw_rss_kb=""
+for daemon in "$STEPWISED" ${BASELINE:+"$BASELINE/stepwised"}; do
+who=stepwised
+[ "$daemon" = "$STEPWISED" ] || who="stepwised $BASE_REV (baseline)"
 if command -v gpsd > /dev/null; then
   rm -f "$DATA/idle.sock"
   gpsd -N -n -S "$GPSD_PORT" -F "$DATA/gpsd.sock" > "$DATA/gpsd.log" 2>&1 &
@@ -196,7 +244,7 @@ if command -v gpsd > /dev/null; then
   set -- --route "$DATA/zigzag_100000.json" --quiet --state-dir "$DATA/state"
   if [ "$HAS_SOCKET" = yes ]; then set -- "$@" --socket "$PWD/$DATA/idle.sock" --max-clients 600; fi
   rm -rf "$DATA/state" && mkdir -p "$DATA/state"
-  "$STEPWISED" "$@" "gpsd://127.0.0.1:$GPSD_PORT" < /dev/null > /dev/null 2> "$DATA/daemon.err" &
+  "$daemon" "$@" "gpsd://127.0.0.1:$GPSD_PORT" < /dev/null > /dev/null 2> "$DATA/daemon.err" &
   sw_pid=$!
   hold_pid=""
   sleep 2
@@ -217,11 +265,14 @@ if command -v gpsd > /dev/null; then
     idle_ms=$(awk -v t=$((t1 - t0)) -v hz="$HZ" 'BEGIN { printf "%d", t * 1000 / hz }')
     [ -z "$hold_pid" ] || wait "$hold_pid" || true
     held=$(kv "$DATA/hold.txt" got_state 2> /dev/null || true)
-    footprint="| stepwised, 100,000-point route, gpsd without devices, ${held:-0} idle subscribers | $(mib "$rss_kb") MiB | $(mib "$hwm_kb") MiB | $threads | $fds | $idle_ms ms in ${IDLE} s ($((t1 - t0)) ticks of 1/$HZ s) |"
+    footprint="$footprint| $who, 100,000-point route, gpsd without devices, ${held:-0} idle subscribers | $(mib "$rss_kb") MiB | $(mib "$hwm_kb") MiB | $threads | $fds | $idle_ms ms in ${IDLE} s ($((t1 - t0)) ticks of 1/$HZ s) |
+"
+    [ "$daemon" != "$STEPWISED" ] || sw_rss_kb=$rss_kb
     kill "$sw_pid" 2> /dev/null || true
     wait "$sw_pid" 2> /dev/null || true
   else
-    footprint="| stepwised exited early: $(tr '\n' ' ' < "$DATA/daemon.err") | | | | | |"
+    footprint="$footprint| $who exited early: $(tr '\n' ' ' < "$DATA/daemon.err") | | | | | |
+"
   fi
   kill "$gpsd_pid" 2> /dev/null || true
   wait "$gpsd_pid" 2> /dev/null || true
@@ -230,6 +281,7 @@ else
   footprint="| gpsd is not installed: not measured | | | | | |"
   gpsd_idle="gpsd missing"
 fi
+done
 
 # 5. Fan-out ---------------------------------------------------------------------------------
 FANOUT_CLIENTS=${BENCH_FANOUT:-500}
@@ -377,6 +429,30 @@ A native document of 1,000,000 points (\`zigzag_1000000.json\`, $big_mb MiB).
 | read + parse + validate (\`RouteFiles.load\`) and index (\`NavigationSession.init\`) | \`StepwiseBench load ROUTE\` | $(m load_swift all) | $(m load_swift s) s (a further run: load $(printf '%.2f' "$(kv "$DATA/load.txt" load_seconds)") s, index $(printf '%.3f' "$(kv "$DATA/load.txt" index_seconds)") s) | $(mib "$(m load_swift kb)") MiB |
 | whole daemon start-up with that route, one epoch | \`stepwised --route ROUTE --fast --json one-epoch.nmea\` | $(m load_daemon all) | $(m load_daemon s) s | $(mib "$(m load_daemon kb)") MiB |
 | peer: CPython \`json.load\` of the same file (parse only) | \`python3 -c 'import json,sys; json.load(open(sys.argv[1]))' ROUTE\` | $(m load_python all) | $(m load_python s) s | $(mib "$(m load_python kb)") MiB |
+| the same route as a Valhalla response (polyline6 shape, $(awk -v b="$(wc -c < "$VALHALLA")" 'BEGIN { printf "%.1f", b / 1048576 }') MiB; \`make_routes.py valhalla\`): import, validate, index | \`StepwiseBench load VALHALLA\` | $(m load_valhalla all) | $(m load_valhalla s) s (load $(printf '%.2f' "$(kv "$DATA/load-valhalla.txt" load_seconds)") s, index $(printf '%.3f' "$(kv "$DATA/load-valhalla.txt" index_seconds)") s) | $(mib "$(m load_valhalla kb)") MiB |
+$baseline_load
+
+Goal: a 1,000,000-point native document and Valhalla response loaded (parsed, validated,
+indexed) in at most 0.5 s: native $(m load_swift s) s, Valhalla $(m load_valhalla s) s, the
+whole process under \`/usr/bin/time\`, the runtime's start included
+(**$(awk -v a="$(m load_swift s)" -v b="$(m load_valhalla s)" 'BEGIN { print (a <= 0.5 \&\& b <= 0.5 ? "met" : "not met") }')** on this run).
+
+### Resident memory per route point
+
+\`StepwiseBench memory ROUTE\`: VmRSS of the process before anything is read and once the
+document is loaded and the session (route geometry and matcher index) built, and the peak
+(VmHWM) on the way. Bytes per point = (after − before) / route points: everything the route
+costs (the route's own fixed-point polylines, the geometry's points, cumulative distances,
+bearings and east scales, the block tree). *curvenoise* is the curve route with 8 cm of
+alternating noise (\`make_routes.py curve 1000000 R 0.08\`): thinning keeps every point, the
+worst case. Large files are mapped and read by a pull parser that lets go of the pages behind
+it, so the text is never resident whole. The baseline's peak is that of \`StepwiseBench load\`.
+
+| route | points | kept | load + index | RSS before | after | peak | peak / after | bytes per point | baseline peak |
+|---|---|---|---|---|---|---|---|---|---|
+$(cat "$DATA/memory.txt")
+
+Goals: at most 40 bytes a point, peak at most 2× the resident size after the load.
 
 ## 4. Daemon footprint and idle CPU
 
@@ -387,7 +463,10 @@ to do; $HOLD subscribers connect to its socket and wait (\`Benchmarks/fanout.py 
 
 | daemon | resident (VmRSS) | peak (VmHWM) | threads | descriptors | CPU while idle |
 |---|---|---|---|---|---|
-$footprint
+$(printf '%s' "$footprint")
+
+Goal: at most 16 MiB resident with the 100,000-point route and 100 idle subscribers:
+**$(awk -v k="${sw_rss_kb:-999999}" 'BEGIN { print (k <= 16384 ? "met" : "not met") }')**.
 
 ## 5. Fan-out to 500 subscribers
 
@@ -413,6 +492,9 @@ $fleet
     $SWBENCH perfix $DATA/zigzag_POINTS.json $ZTRACK 5
     $SWBENCH perfix $DATA/curve_POINTS.json $CTRACK 5
     $SWBENCH load $BIG
+    python3 Benchmarks/make_routes.py curve 1000000 $NOISY 0.08
+    python3 Benchmarks/make_routes.py valhalla $BIG $VALHALLA
+    $SWBENCH memory ROUTE
     python3 Benchmarks/fleet.py run --vehicles $FLEET_VEHICLES --speed 4 --stepwised $STEPWISED
     python3 Benchmarks/fleet.py cost --speed 10 --stepwised $STEPWISED
 EOF

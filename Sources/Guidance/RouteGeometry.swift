@@ -2,6 +2,7 @@ public import Geodesy
 public import Routes
 
 import func Glibc.cos
+import func Glibc.sqrt
 
 /// One route flattened into a single polyline with distances along it.
 ///
@@ -45,9 +46,8 @@ public struct RouteGeometry: Sendable {
       if pts.count >= 2, !lastIsEnd, dropped.count < 64 {
         let a = pts[pts.count - 2]
         let b = pts[pts.count - 1]
-        let straight =
-          project(b, ontoSegmentFrom: a, to: p).distance < 0.05
-          && dropped.allSatisfy { project($0, ontoSegmentFrom: a, to: p).distance < 0.05 }
+        let line = SegmentDistance(from: a, to: p)
+        let straight = line.distance(b) < 0.05 && dropped.allSatisfy { line.distance($0) < 0.05 }
         if straight {
           dropped.append(b)
           pts.removeLast()
@@ -185,5 +185,41 @@ public struct RouteGeometry: Sendable {
     while i < stepEnd.count - 1 && s > stepEnd[i] { i += 1 }
     while i > 1 && s <= stepEnd[i - 1] { i -= 1 }
     return i
+  }
+}
+
+/// `project(_:ontoSegmentFrom:to:).distance` for many points and one segment: the same
+/// arithmetic in the same order, so the same values, with the segment's plane worked out once
+/// (thinning measures up to 65 points against each new segment).
+private struct SegmentDistance {
+  let a: Coordinate
+  let kx: Double
+  let ky: Double
+  let bx: Double
+  let by: Double
+  let len2: Double
+
+  init(from a: Coordinate, to b: Coordinate) {
+    self.a = a
+    let lat0 = (a.latitude + b.latitude) / 2 * .pi / 180
+    kx = earthRadius * cos(lat0) * .pi / 180
+    ky = earthRadius * .pi / 180
+    bx = wrappedLongitudeDelta(b.longitude - a.longitude) * kx
+    by = (b.latitude - a.latitude) * ky
+    len2 = bx * bx + by * by
+  }
+
+  @inline(__always)
+  func distance(_ point: Coordinate) -> Double {
+    let px = wrappedLongitudeDelta(point.longitude - a.longitude) * kx
+    let py = (point.latitude - a.latitude) * ky
+    var t = 0.0
+    if len2 > 0 {
+      t = (px * bx + py * by) / len2
+      t = min(1, max(0, t))
+    }
+    let dx = px - bx * t
+    let dy = py - by * t
+    return sqrt(dx * dx + dy * dy)
   }
 }

@@ -8,6 +8,13 @@
 /// alive while it is used.
 public struct JSONPullParser {
   private var parser: JSONParser
+  /// Told, every `progressStep` bytes or so while arrays are read, the offset below which the
+  /// text has been read (parts of it may still be read again, to place an error): a caller
+  /// holding the text in a file mapping can let go of the pages behind it.
+  public var progress: ((Int) -> Void)?
+  /// Bytes between calls of `progress`.
+  public static let progressStep = 4 << 20
+  private var nextProgress = JSONPullParser.progressStep
 
   /// A parser at the start of `bytes`, past a UTF-8 byte order mark.
   public init(_ bytes: UnsafeBufferPointer<UInt8>) {
@@ -94,6 +101,10 @@ public struct JSONPullParser {
     }
     while true {
       try element(&self)
+      if parser.index >= nextProgress, let progress {
+        progress(parser.index)
+        nextProgress = parser.index + Self.progressStep
+      }
       guard let next = peek() else { throw parser.error("unexpected end of input in an array") }
       parser.index += 1
       if next == UInt8(ascii: ",") { continue }

@@ -52,6 +52,11 @@ public enum RouteFiles {
     _ path: String, format: RouteFileFormat? = nil, language: Language? = nil,
     maximumSize: Int = defaultMaximumFileSize
   ) throws(RouteFileError) -> RouteDocument {
+    if let mapped = try loadMapped(
+      path, format: format, language: language, maximumSize: maximumSize)
+    {
+      return mapped
+    }
     let bytes = try read(path, maximumSize: maximumSize)
     return try decode(bytes, name: path, format: format, language: language)
   }

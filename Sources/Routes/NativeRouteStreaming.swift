@@ -17,8 +17,11 @@ extension NativeRouteFormat {
   /// `longitude` in range. Everything else (the places, a route's and a step's other members)
   /// becomes the same small tree as before, and goes through the same checks, so what it
   /// returns is what the tree would give.
-  static func decodeStreaming(_ bytes: UnsafeBufferPointer<UInt8>) -> RouteDocument? {
+  static func decodeStreaming(
+    _ bytes: UnsafeBufferPointer<UInt8>, progress: ((Int) -> Void)? = nil
+  ) -> RouteDocument? {
     var p = JSONPullParser(bytes)
+    p.progress = progress
     var root = JSONObject()
     var routes: [(members: JSONObject, steps: [DecodedStep])]?
     do throws(JSONSyntaxError) {

@@ -38,7 +38,7 @@ public enum RouteImport {
     // A native document straight into fixed point, without a tree; anything unusual (and every
     // error) takes the tree.
     if format == nil || format == .native,
-      let document = bytes.withUnsafeBufferPointer(NativeRouteFormat.decodeStreaming)
+      let document = bytes.withUnsafeBufferPointer({ NativeRouteFormat.decodeStreaming($0) })
     {
       return document
     }
@@ -72,6 +72,22 @@ public enum RouteImport {
       }
     }
     return try NativeRouteFormat.normalized(document)
+  }
+
+  /// ``decode(_:format:language:writer:)`` of a buffer, such as a file mapping; `progress` is
+  /// told how far a native document has been read (see ``JSONPullParser/progress``). Other
+  /// formats, and a native document with a problem, are copied into an array first.
+  public static func decode(
+    buffer: UnsafeBufferPointer<UInt8>, format: RouteFileFormat? = nil,
+    language: InstructionLanguage? = nil, writer: (InstructionLanguage) -> InstructionWriter,
+    progress: ((Int) -> Void)? = nil
+  ) throws(RouteDocumentError) -> RouteDocument {
+    if format == nil || format == .native,
+      let document = NativeRouteFormat.decodeStreaming(buffer, progress: progress)
+    {
+      return document
+    }
+    return try decode(Array(buffer), format: format, language: language, writer: writer)
   }
 
   /// Parses `bytes` as JSON, or fails with a `syntax` error that says where.

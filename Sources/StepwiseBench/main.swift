@@ -74,10 +74,21 @@ func load(_ path: String) -> (NavigationSession, Double, Double, Int) {
 
 /// A `kB` line of /proc/self/status (`VmRSS`, `VmHWM`), in kilobytes.
 func statusKilobytes(_ key: String) -> Int {
-  guard let text = try? readWholeFile("/proc/self/status") else { return -1 }
+  // /proc files report a size of 0: read until the end instead.
+  let fd = open("/proc/self/status", O_RDONLY)
+  guard fd >= 0 else { return -1 }
+  defer { close(fd) }
+  var text: [UInt8] = []
+  var chunk = [UInt8](repeating: 0, count: 4096)
+  while true {
+    let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, 4096) }
+    if n <= 0 { break }
+    text += chunk[0..<n]
+  }
   for line in String(decoding: text, as: UTF8.self).split(separator: "\n")
   where line.hasPrefix(key + ":") {
-    return Int(line.dropFirst(key.count + 1).split(separator: " ").first ?? "") ?? -1
+    let fields = line.dropFirst(key.count + 1).split(whereSeparator: { $0 == " " || $0 == "\t" })
+    return Int(fields.first ?? "") ?? -1
   }
   return -1
 }
