@@ -30,8 +30,9 @@ public struct RouteFileError: Error, Sendable, CustomStringConvertible {
 public enum RouteFiles {
   /// The largest route file read unless the caller says otherwise, in bytes: 64 MiB.
   ///
-  /// A route file is read whole and parsed into a tree before it is validated, so memory,
-  /// not the file system, is what bounds it. Router responses are far smaller (a route from
+  /// A route file other than a native document laid out as the native writer lays it out is
+  /// read whole and parsed into a tree before it is validated, so memory, not the file system,
+  /// is what bounds it (a native document is mapped and read straight into fixed point). Router responses are far smaller (a route from
   /// Portugal to Korea is 1.2 MB of OSRM JSON); 64 MiB holds about 1.4 million points of
   /// native JSON, and such a document peaks at about five times its size while it loads
   /// (docs/limits.md).
@@ -52,9 +53,7 @@ public enum RouteFiles {
     _ path: String, format: RouteFileFormat? = nil, language: Language? = nil,
     maximumSize: Int = defaultMaximumFileSize
   ) throws(RouteFileError) -> RouteDocument {
-    if let mapped = try loadMapped(
-      path, format: format, language: language, maximumSize: maximumSize)
-    {
+    if let mapped = loadMapped(path, format: format, maximumSize: maximumSize) {
       return mapped
     }
     let bytes = try read(path, maximumSize: maximumSize)

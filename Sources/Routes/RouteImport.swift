@@ -74,20 +74,16 @@ public enum RouteImport {
     return try NativeRouteFormat.normalized(document)
   }
 
-  /// ``decode(_:format:language:writer:)`` of a buffer, such as a file mapping; `progress` is
-  /// told how far a native document has been read (see ``JSONPullParser/progress``). Other
-  /// formats, and a native document with a problem, are copied into an array first.
-  public static func decode(
+  /// A native document read from a buffer (such as a file mapping) by the pull decoder, or
+  /// `nil` when that format is not asked for or the document is not one the pull decoder reads,
+  /// or has a problem: ``decode(_:format:language:writer:)`` of its bytes then reads it, or says
+  /// what is wrong. `progress` is told how far it has read (see ``JSONPullParser/progress``).
+  public static func decodeNative(
     buffer: UnsafeBufferPointer<UInt8>, format: RouteFileFormat? = nil,
-    language: InstructionLanguage? = nil, writer: (InstructionLanguage) -> InstructionWriter,
     progress: ((Int) -> Void)? = nil
-  ) throws(RouteDocumentError) -> RouteDocument {
-    if format == nil || format == .native,
-      let document = NativeRouteFormat.decodeStreaming(buffer, progress: progress)
-    {
-      return document
-    }
-    return try decode(Array(buffer), format: format, language: language, writer: writer)
+  ) -> RouteDocument? {
+    guard format == nil || format == .native else { return nil }
+    return NativeRouteFormat.decodeStreaming(buffer, progress: progress)
   }
 
   /// Parses `bytes` as JSON, or fails with a `syntax` error that says where.
