@@ -435,7 +435,7 @@ $baseline_load
 Goal: a 1,000,000-point native document and Valhalla response loaded (parsed, validated,
 indexed) in at most 0.5 s: native $(m load_swift s) s, Valhalla $(m load_valhalla s) s, the
 whole process under \`/usr/bin/time\`, the runtime's start included
-(**$(awk -v a="$(m load_swift s)" -v b="$(m load_valhalla s)" 'BEGIN { print (a <= 0.5 \&\& b <= 0.5 ? "met" : "not met") }')** on this run).
+(**$(awk -v a="$(m load_swift s)" -v b="$(m load_valhalla s)" 'BEGIN { print (a <= 0.5 && b <= 0.5 ? "met" : "not met") }')** on this run).
 
 ### Resident memory per route point
 
