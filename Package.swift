@@ -56,9 +56,11 @@ let package = Package(
     .target(
       name: "GPSD", dependencies: ["GPSShim", "GPSDProtocol"], swiftSettings: swiftSettings),
     .target(name: "POSIX", swiftSettings: swiftSettings),
-    .target(name: "CommandLineSupport", dependencies: ["Phrasebook", "Routes"], swiftSettings: swiftSettings),
     .target(
-      name: "RouteFiles", dependencies: ["POSIX", "Phrasebook", "Routes"],
+      name: "CommandLineSupport", dependencies: ["Phrasebook", "Routes"],
+      swiftSettings: swiftSettings),
+    .target(
+      name: "RouteFiles", dependencies: ["POSIX", "Routes"],
       swiftSettings: swiftSettings),
     .target(
       name: "Daemon",
@@ -101,14 +103,16 @@ let package = Package(
     .executableTarget(
       name: "stepwised",
       dependencies: [
-        "CommandLineSupport", "Daemon", "Guidance", "Phrasebook", "POSIX", "Rerouting", "RouteFiles",
+        "CommandLineSupport", "Daemon", "Guidance", "Phrasebook", "POSIX", "Rerouting",
+        "RouteFiles",
         "Router", "Routes", "Uplink",
       ],
       swiftSettings: swiftSettings),
     .executableTarget(
       name: "stepwise",
       dependencies: [
-        "Client", "CommandLineSupport", "Geodesy", "GPSDProtocol", "Guidance", "JSON", "Lab", "NMEA",
+        "Client", "CommandLineSupport", "Geodesy", "GPSDProtocol", "Guidance", "JSON", "Lab",
+        "NMEA",
         "Phrasebook",
         "POSIX", "RouteFiles", "Routes", "Simulation", "Uplink", "Wire",
       ],

@@ -20,7 +20,9 @@ public struct WatchView: Sendable {
     self.utcOffset = utcOffset
   }
 
-  /// The local time zone's offset from UTC now, in seconds. The corresponding C function is
+  /// The local time zone's offset from UTC now, in seconds.
+  ///
+  /// The corresponding C function is
   /// `localtime_r`.
   public static func localUTCOffset() -> Int {
     var now = time(nil)
@@ -30,7 +32,7 @@ public struct WatchView: Sendable {
   }
 
   /// The live view, at most `width` columns wide: route, instruction, distance to the maneuver,
-  /// progress bar, what is left, ETA, route and GPS state, the last prompt.
+  /// progress bar, what is left, ETA, route and GPS state, the last announcement.
   public func screen(width: Int) -> [String] {
     let w = max(width, 20)
     guard state.guiding || state.route != nil else {
@@ -107,7 +109,6 @@ public struct WatchView: Sendable {
         + "\(n("steps")) steps (route \(n("routeIndex")))"
     case "ANNOUNCE":
       body = "[step \(n("step")) \(o["kind"]?.stringValue ?? "")] \(o["text"]?.stringValue ?? "")"
-      return "\(time) SAY       \(body)"
     case "STEP":
       body = n("step")
     case "PROGRESS":

@@ -41,7 +41,7 @@ public struct Scenario: Sendable {
     do {
       document = try RouteImport.decode(
         try read(directory + "/route.json"),
-        writer: { .natural(Language(instructionLanguage: $0)) })
+        writer: { InstructionWriter(language: $0) })
     } catch let error as RouteDocumentError {
       throw ScenarioError("\(directory)/route.json: \(error)")
     }

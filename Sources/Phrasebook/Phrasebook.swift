@@ -1,9 +1,9 @@
 public import Guidance
-internal import Routes
+public import Routes
 
 /// Everything the daemon says or shows in its own words, in one language and one unit system.
 ///
-/// A value type with no state beyond its two settings: the same utterance always gives the same
+/// A value type with no state beyond its two settings: the same message always gives the same
 /// text, so transcripts stay byte-identical across replays. Route instructions come from the
 /// router and are embedded as they are; only the glue around them ("In 300 meters, …",
 /// "300미터 앞, …입니다.") is produced here. Every sentence ends in exactly one sentence mark.
@@ -29,7 +29,7 @@ public struct Phrasebook: Phrasing, Sendable {
     }
   }
 
-  /// The text a voice says for `utterance`, as one or more complete sentences.
+  /// The text a voice says for `message`, as one or more complete sentences.
   ///
   /// Distances are phrased with ``spokenDistance(_:)``. Instructions have their trailing
   /// periods removed before they are embedded, so no text ends in "..". A maneuver whose
@@ -40,22 +40,22 @@ public struct Phrasebook: Phrasing, Sendable {
   /// contains a digit ("I-95"). Korean adds the copula 입니다 to noun-phrase instructions
   /// ("300미터 앞, Rue des Guillemites에서 좌회전입니다.") and uses 앞에서 before instructions
   /// that are already sentences or have no Hangul ("300미터 앞에서 우회전하세요.").
-  public func text(for utterance: Utterance) -> String {
-    // Prompts with router text are written byte by byte when that text allows it.
-    if let text = promptText(for: utterance) { return text }
+  public func text(for message: AnnouncementMessage) -> String {
+    // Announcements with router text are written byte by byte when that text allows it.
+    if let text = announcementText(for: message) { return text }
     switch language {
-    case .en: return english(utterance)
-    case .ko: return korean(utterance)
+    case .en: return english(message)
+    case .ko: return korean(message)
     }
   }
 
-  /// About how long a voice takes to say the text for `utterance`, in seconds.
+  /// About how long a voice takes to say the text for `message`, in seconds.
   ///
-  /// Always equal to `speechDuration(of: text(for: utterance))`, but cheaper: a maneuver
-  /// prompt is measured as it is written into a scratch buffer, and no string is made. The
-  /// engine asks this on most fixes near a maneuver to time its prompts.
-  public func speechDuration(for utterance: Utterance) -> Double {
-    promptSpeechDuration(for: utterance) ?? speechDuration(of: text(for: utterance))
+  /// Always equal to `speechDuration(of: text(for: message))`, but cheaper: a maneuver
+  /// announcement is measured as it is written into a scratch buffer, and no string is made. The
+  /// engine asks this on most fixes near a maneuver to time its announcements.
+  public func speechDuration(for message: AnnouncementMessage) -> Double {
+    announcementSpeechDuration(for: message) ?? speechDuration(of: text(for: message))
   }
 
   /// About how long a voice takes to say `text`, in seconds.
@@ -82,9 +82,9 @@ public struct Phrasebook: Phrasing, Sendable {
 // MARK: - English
 
 extension Phrasebook {
-  /// The English text for `utterance`.
-  private func english(_ utterance: Utterance) -> String {
-    switch utterance {
+  /// The English text for `message`.
+  private func english(_ message: AnnouncementMessage) -> String {
+    switch message {
     case .depart(let source, let tolls, let advisories):
       let source = withoutTrailingPeriods(source)
       var sentences = [source.isEmpty ? "Depart." : terminated("Depart from \(source)")]
@@ -157,10 +157,10 @@ private func instructionPair(_ instructions: String, _ then: String?) -> (String
 // MARK: - Korean
 
 extension Phrasebook {
-  /// The Korean text for `utterance`, in the polite 합쇼체 of navigation voices, with 해요체
+  /// The Korean text for `message`, in the polite 합쇼체 of navigation voices, with 해요체
   /// requests ("…하세요") as T map and Kakao Navi use them.
-  private func korean(_ utterance: Utterance) -> String {
-    switch utterance {
+  private func korean(_ message: AnnouncementMessage) -> String {
+    switch message {
     case .depart(let source, let tolls, let advisories):
       let source = withoutTrailingPeriods(source)
       var sentences = [source.isEmpty ? "출발합니다." : "\(source)에서 출발합니다."]
@@ -203,7 +203,7 @@ extension Phrasebook {
     }
   }
 
-  /// "도로를 따라 2킬로미터 계속 가세요."
+  /// The Korean "continue for" announcement, such as "도로를 따라 2킬로미터 계속 가세요".
   ///
   /// Not "2킬로미터 동안 …": 동안 measures time, and a bare distance before the verb is how
   /// Korean says how far. "도로를 따라" rather than 직진 because a long step may bend, and
@@ -212,11 +212,13 @@ extension Phrasebook {
     "도로를 따라 \(spokenDistance(distance)) 계속 가세요."
   }
 
-  /// A maneuver prompt: "300미터 앞, A입니다.", "잠시 후 A, 이어서 B입니다.",
-  /// "300미터 앞에서 A하세요. 이어서 B입니다." and so on.
+  /// A maneuver announcement: "300미터 앞, A입니다.", "잠시 후 A, 이어서 B입니다.",
+  /// "300미터 앞에서 A하세요.
+  ///
+  /// 이어서 B입니다." and so on.
   ///
   /// Noun phrases share one copula at the end ("A, 이어서 B입니다."). When either instruction
-  /// is a finished sentence the prompt becomes two sentences, because a sentence ending
+  /// is a finished sentence the announcement becomes two sentences, because a sentence ending
   /// cannot be followed by ", 이어서".
   private func koreanManeuver(_ instructions: String, distance: Double?, then: String?)
     -> String

@@ -82,11 +82,13 @@ public struct RerouteConfiguration: Sendable, Equatable {
   public var destinationRadius = 75.0
   /// Below this speed (metres per second) the vehicle is standing: no request.
   public var standingBelow = 1.0
-  /// Seconds between two requests while no reroute was applied recently …
+  /// Seconds between two requests while no reroute was applied recently; see
+  /// ``recentWindow``.
   public var minimumSpacing = 2.0
-  /// … doubled for each reroute applied within this many seconds …
+  /// The spacing doubles for each reroute applied within this many seconds, up to
+  /// ``maximumSpacing``.
   public var recentWindow = 180.0
-  /// … up to this many seconds.
+  /// The longest spacing between two requests, seconds.
   public var maximumSpacing = 60.0
   /// Seconds before asking again after a failure, growing by `failureGrowth` up to
   /// `maximumFailureSpacing` while the failures go on.
@@ -194,8 +196,8 @@ public struct RerouteController: Sendable {
   /// Takes the router's answer to request `id`, checked against `latest` (the newest
   /// observation, which may be later than the one the request was made for).
   ///
-  /// - Parameter remainingManeuvers: the current route's maneuver points not yet passed, to
-  ///   tell a route that only leads back onto it.
+  /// `remainingManeuvers` are the current route's maneuver points not yet passed, to tell a
+  /// route that only leads back onto it. Returns what to do, in order.
   public mutating func received(
     id: String, result: Result<RouteDocument, RouterFailure>,
     remainingManeuvers: some Collection<Coordinate>

@@ -38,6 +38,7 @@ public final class MQTTClient: @unchecked Sendable {
     /// Messages sent before waiting for acknowledgements.
     public var sendMaximum: Int32 = 20
     /// Reconnect delays, in seconds: the first and the largest.
+    ///
     /// libmosquitto waits first × (n+1)² before attempt n+1, so (1, 30) retries after 1, 4,
     /// 9, 16, 25, then every 30 seconds.
     public var reconnectDelay: (first: UInt32, maximum: UInt32) = (1, 30)

@@ -18,7 +18,7 @@ import Wire
 ///          network thread: CONNACK, PUBACK, command messages ─────────────────────────┘
 /// ```
 ///
-/// ``receive(_:)`` only appends to a list under a lock, so the engine, the prompts and the
+/// ``receive(_:)`` only appends to a list under a lock, so the engine, the announcements and the
 /// socket's subscribers never wait for the network or the disk. Everything else runs on one
 /// serial queue: the journal, the window of messages handed to libmosquitto (at most
 /// ``window`` unacknowledged, because libmosquitto's own queue is in memory and unbounded),

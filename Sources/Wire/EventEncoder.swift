@@ -6,7 +6,9 @@ import Routes
 /// Turns navigation events into the JSON objects of `docs/events.md` (and, later, of the socket
 /// protocol): one object per event with `class` and `time`.
 public enum EventEncoder {
-  /// The JSON object for `event`. Unknown values are omitted, never `null`.
+  /// The JSON object for `event`.
+  ///
+  /// Unknown values are omitted, never `null`.
   public static func object(_ event: NavigationEvent) -> JSONObject {
     var o = JSONObject()
     func num(_ v: Double, _ step: Double) -> JSONValue {
@@ -107,7 +109,7 @@ public enum EventEncoder {
         + "\(r.steps) steps\(r.hasTolls ? ", tolls" : "")"
     case .announce(let a):
       let pad = a.kind.rawValue.padding(8)
-      return "\(clock) SAY       [step \(a.step) \(pad)] \(a.text)"
+      return "\(clock) ANNOUNCE  [step \(a.step) \(pad)] \(a.text)"
     case .step(let s):
       return "\(clock) STEP      \(s)"
     case .progress(let p):
@@ -133,7 +135,9 @@ extension String {
 }
 
 /// A change of the fix source's state (the `SOURCE` event): a live gpsd connection delivering
-/// reports, or lost. Replays of files have no `SOURCE` events.
+/// reports, or lost.
+///
+/// Replays of files have no `SOURCE` events.
 public struct SourceEvent: Sendable, Equatable {
   public enum Status: String, Sendable, Hashable {
     case connected, disconnected

@@ -88,7 +88,9 @@ public struct GuidanceState: Sendable, Equatable {
     arrived = false
   }
 
-  /// The `STATE` object (`docs/protocol.md`). Unknown values are omitted.
+  /// The `STATE` object (`docs/protocol.md`).
+  ///
+  /// Unknown values are omitted.
   public var object: JSONObject {
     var o = JSONObject()
     o.append("class", "STATE")

@@ -9,7 +9,9 @@ import RouteFiles
 import Router
 import Routes
 
-/// The `stepwised` daemon's command line, parsed and run. The executable only calls
+/// The `stepwised` daemon's command line, parsed and run.
+///
+/// The executable only calls
 /// ``main(arguments:)`` and exits with its status.
 public enum Stepwised {
   public static let usage = """
@@ -62,7 +64,7 @@ public enum Stepwised {
 
   /// Runs the daemon with `arguments` (without the program name) and returns the exit status.
   ///
-  /// - Parameter attachments: the options of what may run beside guidance (the fleet uplink).
+  /// `attachments` are the options of what may run beside guidance (the fleet uplink).
   public static func main(
     arguments: [String], attachments: [DaemonAttachmentOptions] = []
   ) async -> Int32 {
@@ -159,7 +161,7 @@ public enum Stepwised {
         do {
           client = try RouterClient(
             baseURL: routerURL, api: routerAPI ?? .valhalla, timeout: routerTimeout ?? 2,
-            writer: .natural(phrasebook.language), caFile: routerCA)
+            writer: InstructionWriter(language: phrasebook.language), caFile: routerCA)
         } catch {
           throw UsageError("--router: \(error)")
         }

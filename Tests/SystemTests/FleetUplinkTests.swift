@@ -5,7 +5,9 @@ import Testing
 import Uplink
 
 /// stepwised's fleet uplink against a real mosquitto on loopback: what a dispatcher receives,
-/// across outages, crashes and restarts. Every process is ended by its pid.
+/// across outages, crashes and restarts.
+///
+/// Every process is ended by its pid.
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct FleetUplinkTests {
   static let route = repositoryFile("Simulations/001-marais-drive/route.json")

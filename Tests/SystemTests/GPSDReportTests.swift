@@ -6,6 +6,7 @@ import Geodesy
 import Guidance
 import POSIX
 import Phrasebook
+import Routes
 import TestSupport
 import Testing
 import Wire

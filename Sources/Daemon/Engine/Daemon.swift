@@ -208,7 +208,9 @@ public struct DaemonExtras: Sendable {
 }
 
 /// Hands socket commands to the engine's input stream; before the engine runs, they are
-/// refused as `unavailable`. Give ``handler`` to `SubscriberServer.start(_:commands:)`.
+/// refused as `unavailable`.
+///
+/// Give ``handler`` to `SubscriberServer.start(_:commands:)`.
 public final class CommandRelay: Sendable {
   private let inputs = Locked<EngineInputs?>(nil)
 

@@ -218,8 +218,10 @@ public struct Engine {
   }
 }
 
-/// Watches the engine from the outside: saving state, reporting status. Called on the engine's
-/// task; implementations must return at once (hand slow work to their own queue).
+/// Watches the engine from the outside: saving state, reporting status.
+///
+/// Called on the engine's task; implementations must return at once (hand slow work to their own
+/// queue).
 public protocol EngineObserver: AnyObject, Sendable {
   /// After an input changed the session.
   func handled(_ session: NavigationSession)

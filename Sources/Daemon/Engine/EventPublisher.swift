@@ -96,7 +96,9 @@ public final class EventPublisher: Sendable {
   /// The current state.
   public var state: PublishedState { registry.withLock { $0.state } }
 
-  /// Publishes one event to every sink. Called by the engine only.
+  /// Publishes one event to every sink.
+  ///
+  /// Called by the engine only.
   public func publish(_ event: PublishedEvent) {
     let (publication, sinks) = registry.withLock { r -> (Publication, [any EventSink]) in
       r.state.seq += 1
@@ -106,8 +108,9 @@ public final class EventPublisher: Sendable {
     for sink in sinks { sink.receive(publication) }
   }
 
-  /// Publishes navigation events in order, with one lock and one call per sink. Called by the
-  /// engine only.
+  /// Publishes navigation events in order, with one lock and one call per sink.
+  ///
+  /// Called by the engine only.
   public func publish(_ events: [NavigationEvent]) {
     if events.count == 1 {
       publish(.navigation(events[0]))

@@ -150,8 +150,9 @@ public final class StreamSink: EventSink {
   public var failure: SystemError? { state.withLock { $0.failure } }
 
   /// Blocks the calling thread (a replay's, never the engine's) until at most half of the
-  /// capacity is waiting, writing failed, or `stop` is set. The writer wakes it; `stop` is
-  /// looked at every 0.1 s while blocked.
+  /// capacity is waiting, writing failed, or `stop` is set.
+  ///
+  /// The writer wakes it; `stop` is looked at every 0.1 s while blocked.
   public func waitForRoom(stop: StopFlag? = nil) {
     let half = limit / 2
     while stop?.isSet != true {
@@ -239,7 +240,9 @@ public final class StreamSink: EventSink {
     }
   }
 
-  /// Writes all of `bytes`, retrying on `EINTR`. The corresponding C function is `write`.
+  /// Writes all of `bytes`, retrying on `EINTR`.
+  ///
+  /// The corresponding C function is `write`.
   private func write(_ bytes: [UInt8]) -> SystemError? {
     var offset = 0
     while offset < bytes.count {

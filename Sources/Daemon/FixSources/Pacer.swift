@@ -14,9 +14,11 @@ struct Pacer {
     self.lostAfter = lostAfter
   }
 
-  /// Sleeps until the epoch at `time` is due. When a gap longer than the GPS-loss limit comes
-  /// first, sleeps only until the loss is due and returns its time, so the caller can report it
-  /// on time; the caller then calls ``waitAgain(for:)``.
+  /// Sleeps until the epoch at `time` is due.
+  ///
+  /// When a gap longer than the GPS-loss limit comes first, sleeps only until the loss is due and
+  /// returns its time, so the caller can report it on time; the caller then calls
+  /// ``waitAgain(for:)``.
   mutating func wait(for time: Double) -> Double? {
     guard let speed, speed > 0 else { return nil }
     defer { lastTime = max(lastTime ?? time, time) }

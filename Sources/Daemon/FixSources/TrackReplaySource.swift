@@ -196,7 +196,9 @@ public final class TrackPrefetch: @unchecked Sendable {
   public static let limit = 1 << 16
   private let state = Monitor(State())
 
-  /// Starts reading and decoding `input` at once. The corresponding C function is `read`.
+  /// Starts reading and decoding `input` at once.
+  ///
+  /// The corresponding C function is `read`.
   public init(input: TrackInput, name: String) {
     let state = self.state
     DispatchQueue(label: "stepwise.prefetch").async { @Sendable in
@@ -235,8 +237,10 @@ public final class TrackPrefetch: @unchecked Sendable {
     }
   }
 
-  /// The next decoded epochs in order; `nil` at the end of the track. Blocks (without polling)
-  /// until the decoder has more; `stop` is looked at every 0.1 s while blocked.
+  /// The next decoded epochs in order; `nil` at the end of the track.
+  ///
+  /// Blocks (without polling) until the decoder has more; `stop` is looked at every 0.1 s while
+  /// blocked.
   func next(stop: StopFlag) throws -> [Fix]? {
     while !stop.isSet {
       var batch: [Fix]?
@@ -305,7 +309,9 @@ public final class TrackInput: @unchecked Sendable {
   // Invariant: opened by the caller, then used only by the replay's queue, which closes it.
   let file: InputFile
 
-  /// Opens `path` (`-` is standard input). The corresponding C function is `open`.
+  /// Opens `path` (`-` is standard input).
+  ///
+  /// The corresponding C function is `open`.
   public init(path: String) throws {
     file = try InputFile(path: path)
   }

@@ -28,6 +28,7 @@ final class SubscriberConnection: @unchecked Sendable {
   var liveSources = 0
 
   /// Outgoing lines; `outgoing[head]` is the next, of which `headOffset` bytes are already sent.
+  ///
   /// Lines are shared (copy-on-write) between subscribers, so a line costs one reference each.
   private var outgoing: [[UInt8]] = []
   private var head = 0

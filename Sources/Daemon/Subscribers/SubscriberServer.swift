@@ -218,15 +218,19 @@ public final class SubscriberServer: @unchecked Sendable {
     }
   }
 
-  /// The counters so far. Must not be called on the server's queue.
+  /// The counters so far.
+  ///
+  /// Must not be called on the server's queue.
   public var statistics: Statistics {
     queue.sync { stats }
   }
 
   /// Stops the server: no more clients, every client is sent the events published so far and an
-  /// `ERROR` with code `shutdown`, and disconnected. The socket file is removed when the server
-  /// bound it. Returns when every client is gone or after ``Configuration/closeGrace`` seconds.
-  /// Must not be called on the server's queue; later calls do nothing.
+  /// `ERROR` with code `shutdown`, and disconnected.
+  ///
+  /// The socket file is removed when the server bound it. Returns when every client is gone or
+  /// after ``Configuration/closeGrace`` seconds. Must not be called on the server's queue; later
+  /// calls do nothing.
   public func shutdown(message: String = "stepwised is stopping") {
     let done = DispatchSemaphore(value: 0)
     queue.async { @Sendable [self] in
@@ -768,7 +772,9 @@ public final class SubscriberServer: @unchecked Sendable {
   }
 
   /// Writes `<priority>line` to standard error in one `write`, so lines from different threads
-  /// never interleave. The corresponding C function is `write`.
+  /// never interleave.
+  ///
+  /// The corresponding C function is `write`.
   public static let standardErrorLog: @Sendable (Int, String) -> Void = { priority, text in
     let prefix = isatty(2) != 0 ? "" : "<\(priority)>"
     var bytes = Array((prefix + text).utf8)

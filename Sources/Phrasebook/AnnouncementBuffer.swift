@@ -1,4 +1,4 @@
-/// A fixed-size UTF-8 buffer that prompt text is written into, with the sentence helpers of
+/// A fixed-size UTF-8 buffer that announcement text is written into, with the sentence helpers of
 /// Sentences.swift as in-place operations.
 ///
 /// Everything written must be simple text (see ``SimpleText``), so that the helpers can work
@@ -6,7 +6,7 @@
 /// that sees it set must discard the text. Writes whose result would not be simple text (a case
 /// mapping that yields a combining mark) set ``unsupported``, and the caller must use the
 /// `Character` path instead.
-struct PromptBuffer {
+struct AnnouncementBuffer {
   /// The first byte of the storage.
   private let base: UnsafeMutablePointer<UInt8>
   /// The size of the storage, in bytes.
@@ -61,7 +61,7 @@ struct PromptBuffer {
   /// Appends simple text.
   mutating func append(_ text: SimpleText) { append(text.bytes) }
 
-  /// Appends a literal, which must be simple text (the glue of every prompt is).
+  /// Appends a literal, which must be simple text (the glue of every announcement is).
   mutating func append(_ literal: StaticString) {
     literal.withUTF8Buffer { append($0) }
   }
@@ -111,7 +111,9 @@ struct PromptBuffer {
 
   /// Makes the bytes from `start` on one sentence, like ``terminated(_:)`` does to a string:
   /// trimmed, trailing periods collapsed to one, "." appended unless another sentence mark
-  /// already ends it. Empty text stays empty.
+  /// already ends it.
+  ///
+  /// Empty text stays empty.
   mutating func terminate(from start: Int) {
     let region = text(from: start)
     let kept = region.withoutTrailingPeriods(0..<region.count)

@@ -2,25 +2,27 @@ import Geodesy
 public import JSON
 public import Wire
 
-/// The prompts `stepwise speak` still has to say, and the rules that drop those that went stale
-/// while an earlier one was being spoken.
+/// The announcements `stepwise speak` still has to say, and the rules that drop those that went
+/// stale while an earlier one was being spoken.
 ///
-/// A prompt is dropped, when its turn comes, if
+/// An announcement is dropped, when its turn comes, if
 /// 1. its maneuver was passed: a `prepare`, `approach`, `now`, `continue`, `notice` or `mode`
-///    prompt for step `s` once the step being travelled (from `STEP` and `PROGRESS`) is past `s`;
-///    `depart` once past step 1;
-/// 2. a newer maneuver prompt for the same step came ("in 300 m" replaces "in 800 m");
+///    announcement for step `s` once the step being travelled (from `STEP` and `PROGRESS`) is past
+///    `s`; `depart` once past step 1;
+/// 2. a newer maneuver announcement for the same step came ("in 300 m" replaces "in 800 m");
 /// 3. the vehicle is much closer than it says: less than half its `distance`, and more than
 ///    50 m closer, by the latest `PROGRESS` for that step;
 /// 4. the situation it reports is over: `offroute` once back on the route, `onroute` once off it
 ///    again, a GPS loss once the GPS is back and the other way round;
 /// 5. it is older than ``maximumAge`` seconds of fix time (a long backlog);
-/// 6. guidance changed: a `ROUTE` (new route or alternative) or `CANCELLED` drops everything queued.
+/// 6. guidance changed: a `ROUTE` (new route or alternative) or `CANCELLED` drops everything
+///    queued.
 ///
-/// `arrive` and `waypoint` prompts report what just happened and are only dropped by rules 5 and 6.
-public struct PromptQueue: Sendable {
-  /// A prompt waiting to be said.
-  public struct Prompt: Sendable, Equatable {
+/// `arrive` and `waypoint` announcements report what just happened and are only dropped by rules 5
+/// and 6.
+public struct AnnouncementQueue: Sendable {
+  /// An announcement waiting to be said.
+  public struct Entry: Sendable, Equatable {
     public var step: Int
     public var kind: String
     public var text: String
@@ -30,9 +32,9 @@ public struct PromptQueue: Sendable {
     public var time: Double?
   }
 
-  /// Fix-time seconds after which a prompt is not said any more.
+  /// Fix-time seconds after which an announcement is not said any more.
   public var maximumAge = 30.0
-  private(set) var waiting: [Prompt] = []
+  private(set) var waiting: [Entry] = []
   /// The step being travelled.
   public private(set) var step: Int?
   private var distanceToManeuver: (step: Int, metres: Double)?
@@ -42,7 +44,7 @@ public struct PromptQueue: Sendable {
 
   public init() {}
 
-  /// Number of prompts waiting.
+  /// Number of announcements waiting.
   public var count: Int { waiting.count }
 
   /// Folds a `STATE` object in (the situation when the client joined; nothing is queued).
@@ -60,20 +62,20 @@ public struct PromptQueue: Sendable {
 
   /// Folds one event in: an `ANNOUNCE` is queued, anything else updates the situation.
   ///
-  /// - Returns: the prompts dropped at once because the event ended guidance.
+  /// - Returns: the announcements dropped at once because the event ended guidance.
   @discardableResult
-  public mutating func observe(_ event: JSONObject) -> [Prompt] {
+  public mutating func observe(_ event: JSONObject) -> [Entry] {
     if let t = event["time"]?.stringValue, let time = UTCTime.parseISO8601(t) {
       latestTime = max(latestTime ?? time, time)
     }
     switch event["class"]?.stringValue {
     case "ANNOUNCE":
       guard let text = event["text"]?.stringValue, !text.isEmpty else { return [] }
-      let prompt = Prompt(
+      let entry = Entry(
         step: Int(event["step"]?.doubleValue ?? 0), kind: event["kind"]?.stringValue ?? "",
         text: text, distance: event["distance"]?.doubleValue, id: event["id"]?.stringValue ?? "",
         time: event["time"]?.stringValue.flatMap { UTCTime.parseISO8601($0) })
-      waiting.append(prompt)
+      waiting.append(entry)
     case "STEP":
       if let s = event["step"]?.doubleValue { step = Int(s) }
     case "PROGRESS":
@@ -103,12 +105,12 @@ public struct PromptQueue: Sendable {
     return []
   }
 
-  /// Takes the next prompt worth saying.
+  /// Takes the next announcement worth saying.
   ///
-  /// - Returns: the prompt (or `nil` when none is left) and those dropped on the way, each with
-  ///   the reason.
-  public mutating func next() -> (prompt: Prompt?, dropped: [(Prompt, String)]) {
-    var dropped: [(Prompt, String)] = []
+  /// - Returns: the announcement (or `nil` when none is left) and those dropped on the way, each
+  ///   with the reason.
+  public mutating func next() -> (entry: Entry?, dropped: [(Entry, String)]) {
+    var dropped: [(Entry, String)] = []
     while !waiting.isEmpty {
       let p = waiting.removeFirst()
       if let reason = staleness(p) {
@@ -124,7 +126,7 @@ public struct PromptQueue: Sendable {
   static let stepKinds: Set<String> = ["prepare", "approach", "now", "continue", "notice", "mode"]
 
   /// Why `p` should not be said any more, or `nil` when it is still good.
-  func staleness(_ p: Prompt) -> String? {
+  func staleness(_ p: Entry) -> String? {
     if let step {
       if Self.stepKinds.contains(p.kind) && step > p.step { return "step \(p.step) was passed" }
       if p.kind == "depart" && step > 1 { return "already on the way" }
@@ -132,7 +134,7 @@ public struct PromptQueue: Sendable {
     if Self.maneuverKinds.contains(p.kind),
       waiting.contains(where: { $0.step == p.step && Self.maneuverKinds.contains($0.kind) })
     {
-      return "a newer prompt for step \(p.step) follows"
+      return "a newer announcement for step \(p.step) follows"
     }
     if let said = p.distance, let now = distanceToManeuver, now.step == p.step,
       now.metres < said / 2, said - now.metres > 50

@@ -1,19 +1,20 @@
 internal import Guidance
+import Routes
 
-// The byte-level twin of `english(_:)` and `korean(_:)` for the utterances that embed router
+// The byte-level twin of `english(_:)` and `korean(_:)` for the messages that embed router
 // text (maneuvers, departure, arrival, notices). It writes the same bytes into one buffer,
 // without intermediate strings, as long as the embedded text is simple (see ``SimpleText``);
 // otherwise it declines and the `Character`-based phrasing runs instead. Each step below
 // mirrors a line of Phrasebook.swift, whose comments explain the wording.
 
 extension Phrasebook {
-  /// The text for `utterance` built from bytes, or `nil` when the utterance has no byte-level
+  /// The text for `message` built from bytes, or `nil` when the message has no byte-level
   /// phrasing or embeds text that is not simple.
-  func promptText(for utterance: Utterance) -> String? {
-    guard let capacity = promptCapacity(for: utterance) else { return nil }
+  func announcementText(for message: AnnouncementMessage) -> String? {
+    guard let capacity = announcementCapacity(for: message) else { return nil }
     var complete = false
     let text = String(unsafeUninitializedCapacity: capacity) { storage in
-      guard var buffer = PromptBuffer(storage), write(utterance, into: &buffer),
+      guard var buffer = AnnouncementBuffer(storage), write(message, into: &buffer),
         buffer.isComplete
       else { return 0 }
       complete = true
@@ -22,27 +23,27 @@ extension Phrasebook {
     return complete ? text : nil
   }
 
-  /// ``speechDuration(of:)`` of the text for `utterance`, measured on bytes without making a
-  /// string, or `nil` when ``promptText(for:)`` would be `nil`.
-  func promptSpeechDuration(for utterance: Utterance) -> Double? {
-    guard let capacity = promptCapacity(for: utterance) else { return nil }
+  /// ``speechDuration(of:)`` of the text for `message`, measured on bytes without making a
+  /// string, or `nil` when ``announcementText(for:)`` would be `nil`.
+  func announcementSpeechDuration(for message: AnnouncementMessage) -> Double? {
+    guard let capacity = announcementCapacity(for: message) else { return nil }
     return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { storage in
-      guard var buffer = PromptBuffer(storage), write(utterance, into: &buffer),
+      guard var buffer = AnnouncementBuffer(storage), write(message, into: &buffer),
         buffer.isComplete
       else { return nil }
       return buffer.text().speechDuration(language)
     }
   }
 
-  /// An upper bound of the UTF-8 length of the text for `utterance`, in bytes, or `nil` when
+  /// An upper bound of the UTF-8 length of the text for `message`, in bytes, or `nil` when
   /// it has no byte-level phrasing.
   ///
   /// The embedded text plus room for the longest glue: a 24-byte distance, "잠시 후 ",
   /// ", 이어서 ", two "입니다." and the like come to under 100 bytes; a case mapping adds at
   /// most 11. A buffer that still overflows makes the caller fall back, never trap.
-  private func promptCapacity(for utterance: Utterance) -> Int? {
+  private func announcementCapacity(for message: AnnouncementMessage) -> Int? {
     let glue = 160
-    switch utterance {
+    switch message {
     case .maneuver(let instructions, _, let then):
       return instructions.utf8.count + (then?.utf8.count ?? 0) + glue
     case .depart(let source, _, let advisories):
@@ -56,9 +57,10 @@ extension Phrasebook {
     }
   }
 
-  /// Writes the text for `utterance`; `false` when some embedded text is not simple.
-  private func write(_ utterance: Utterance, into buffer: inout PromptBuffer) -> Bool {
-    switch utterance {
+  /// Writes the text for `message`; `false` when some embedded text is not simple.
+  private func write(_ message: AnnouncementMessage, into buffer: inout AnnouncementBuffer) -> Bool
+  {
+    switch message {
     case .maneuver(let instructions, let distance, let then):
       return withSimpleText(instructions) { instructions in
         guard let then else {
@@ -108,10 +110,10 @@ extension Phrasebook {
     }
   }
 
-  /// A maneuver prompt in the phrasebook's language.
+  /// A maneuver announcement in the phrasebook's language.
   private func writeManeuver(
     _ instructions: SimpleText, then: SimpleText?, distance: Double?,
-    into buffer: inout PromptBuffer
+    into buffer: inout AnnouncementBuffer
   ) {
     // instructionPair: the bare main and follow-up instructions; when the main one is empty,
     // the follow-up takes its place.
@@ -167,7 +169,7 @@ extension Phrasebook {
 
   /// The first sentence of a departure; `source` is already without trailing periods.
   private func writeDeparture(
-    from source: SimpleText, tolls: Bool, into buffer: inout PromptBuffer
+    from source: SimpleText, tolls: Bool, into buffer: inout AnnouncementBuffer
   ) {
     switch language {
     case .en:
@@ -191,7 +193,7 @@ extension Phrasebook {
   }
 
   /// An arrival; `destination` is already without trailing periods.
-  private func writeArrival(at destination: SimpleText, into buffer: inout PromptBuffer) {
+  private func writeArrival(at destination: SimpleText, into buffer: inout AnnouncementBuffer) {
     switch language {
     case .en:
       if destination.count == 0 {
@@ -213,7 +215,7 @@ extension Phrasebook {
   }
 
   /// Writes ``spokenDistance(_:)`` of `metres`.
-  private func writeSpokenDistance(_ metres: Double, into buffer: inout PromptBuffer) {
+  private func writeSpokenDistance(_ metres: Double, into buffer: inout AnnouncementBuffer) {
     let rounded = RoundedDistance(spoken: metres, units: units)
     switch (language, rounded) {
     case (.en, .metres(let n)):
@@ -244,7 +246,7 @@ extension Phrasebook {
   }
 
   /// Writes ``spokenDecimal(tenths:)``: "1.5" for 15 tenths, "2" for 20.
-  private func writeSpokenDecimal(tenths: Int, into buffer: inout PromptBuffer) {
+  private func writeSpokenDecimal(tenths: Int, into buffer: inout AnnouncementBuffer) {
     buffer.append(decimal: tenths / 10)
     if tenths % 10 != 0 {
       buffer.append(ascii: UInt8(ascii: "."))

@@ -4,13 +4,13 @@ public import Routes
 ///
 /// The engine decides *when* and *what*; a ``Phrasing`` (the `Phrasebook` module) decides the
 /// words, in the user's language and units.
-public enum Utterance: Sendable, Equatable {
+public enum AnnouncementMessage: Sendable, Equatable {
   /// Departure from the source. `tolls` when the route has tolls; `advisories` are the route's
   /// `advisoryNotices`, said once here.
   case depart(source: String, tolls: Bool, advisories: [String])
-  /// A maneuver prompt. `distance` (metres to the maneuver) is `nil` for the final "now"
-  /// prompt. `then` carries the instructions of a maneuver that follows too closely to get its
-  /// own early prompt.
+  /// A maneuver announcement. `distance` (metres to the maneuver) is `nil` for the final "now"
+  /// announcement. `then` carries the instructions of a maneuver that follows too closely to get
+  /// its own early announcement.
   case maneuver(instructions: String, distance: Double?, then: String?)
   /// The destination was reached.
   case arrive(destination: String)
@@ -35,20 +35,22 @@ public enum Utterance: Sendable, Equatable {
   case gpsAcquired
 }
 
-/// Puts utterances into words. Implemented by `Phrasebook`.
+/// Puts messages into words.
+///
+/// Implemented by `Phrasebook`.
 public protocol Phrasing: Sendable {
-  /// The text a voice would say for `utterance`.
-  func text(for utterance: Utterance) -> String
-  /// About how long a voice takes to say `text`, in seconds; the engine starts prompts that
+  /// The text a voice would say for `message`.
+  func text(for message: AnnouncementMessage) -> String
+  /// About how long a voice takes to say `text`, in seconds; the engine starts announcements that
   /// much earlier so they end before the maneuver.
   func speechDuration(of text: String) -> Double
-  /// `speechDuration(of: text(for: utterance))`; a phrasing may measure it without building
+  /// `speechDuration(of: text(for: message))`; a phrasing may measure it without building
   /// the text (the engine asks for it on every fix near a maneuver).
-  func speechDuration(for utterance: Utterance) -> Double
+  func speechDuration(for message: AnnouncementMessage) -> Double
 }
 
 extension Phrasing {
-  public func speechDuration(for utterance: Utterance) -> Double {
-    speechDuration(of: text(for: utterance))
+  public func speechDuration(for message: AnnouncementMessage) -> Double {
+    speechDuration(of: text(for: message))
   }
 }

@@ -1,35 +1,35 @@
 import Routes
 
-/// A maneuver prompt that fell due: what to say, for which step, and how far ahead.
-struct DuePrompt {
-  var utterance: Utterance
+/// A maneuver announcement that fell due: what to say, for which step, and how far ahead.
+struct DueAnnouncement {
+  var message: AnnouncementMessage
   var kind: AnnouncementKind
   var step: Int
-  /// The prompt's id within the route (`s3.now`).
+  /// The announcement's id within the route (`s3.now`).
   var id: String
   /// Metres to the maneuver.
   var distance: Double
 }
 
-/// The maneuver prompt schedule, computed on the device from live speed, and what of it was
+/// The maneuver announcement schedule, computed on the device from live speed, and what of it was
 /// already said.
 ///
-/// Each maneuver has up to three prompts: "prepare" about a minute ahead, "approach" about
+/// Each maneuver has up to three announcements: "prepare" about a minute ahead, "approach" about
 /// 20 s ahead, and "now" a few seconds ahead plus the time it takes to say it. Distances are
-/// clamped per transport mode. A tier whose successor would follow within
-/// `minimumGapSeconds` is skipped, so short steps get fewer prompts, never a burst. A prompt
-/// is made at most once, and only for the maneuver ahead.
-struct PromptScheduler: Sendable {
+/// clamped per transport mode. An announcement whose successor would follow within
+/// `minimumGapSeconds` is skipped, so short steps get fewer announcements, never a burst. An
+/// announcement is made at most once, and only for the maneuver ahead.
+struct AnnouncementScheduler: Sendable {
   let route: Route
   let geometry: RouteGeometry
   let configuration: GuidanceConfiguration
   let phrasing: any Phrasing
-  /// The route's average planned speed in m/s, a floor for prompt timing.
+  /// The route's average planned speed in m/s, a floor for announcement timing.
   let plannedSpeed: Double
   /// Per step, what was already said.
-  var said: [PromptFlags]
-  /// Time of the last maneuver prompt and the step it was for.
-  var lastPrompt: (time: Double, step: Int)?
+  var said: [AnnouncementFlags]
+  /// Time of the last maneuver announcement and the step it was for.
+  var lastAnnouncement: (time: Double, step: Int)?
 
   init(
     route: Route, geometry: RouteGeometry, configuration: GuidanceConfiguration,
@@ -42,38 +42,21 @@ struct PromptScheduler: Sendable {
     plannedSpeed =
       route.expectedTravelTime > 0
       ? min(configuration.plannedSpeedLimit, route.distance / route.expectedTravelTime) : 0
-    said = [PromptFlags](repeating: [], count: route.steps.count)
+    said = [AnnouncementFlags](repeating: [], count: route.steps.count)
   }
 
   private var lastStep: Int { route.steps.count - 1 }
 
-  private enum Tier: CaseIterable {
-    case prepare, approach, now
-    var flag: PromptFlags {
-      switch self {
-      case .prepare: .prepare
-      case .approach: .approach
-      case .now: .now
-      }
-    }
-    var kind: AnnouncementKind {
-      switch self {
-      case .prepare: .prepare
-      case .approach: .approach
-      case .now: .now
-      }
-    }
-  }
-
-  /// The prompt for maneuver `m` that is due with the vehicle at `position` metres along the
-  /// route at `speed`, if any; marks it (and the tiers it makes unnecessary) as said.
+  /// The announcement for maneuver `m` that is due with the vehicle at `position` metres along the
+  /// route at `speed`, if any; marks it (and the kinds it makes unnecessary) as said.
+  ///
   /// `uncertainty` (metres, one-sigma radial) is how far the match may lag the vehicle: the
-  /// final prompt comes earlier by what of it the lead does not already spare, so a lagging
+  /// final announcement comes earlier by what of it the lead does not already spare, so a lagging
   /// position cannot make it late.
   mutating func due(
     step m: Int, time: Double, position: Double, speed: Double, fixInterval: Double,
     uncertainty: Double = 0
-  ) -> DuePrompt? {
+  ) -> DueAnnouncement? {
     guard m >= 1, m <= lastStep, !said[m].contains(.now) else { return nil }
     let step = route.steps[m]
     let limits = configuration.limits(for: step.transportType)
@@ -85,20 +68,23 @@ struct PromptScheduler: Sendable {
     let v = max(speed, limits.minimumSpeed, planned)
     let d = max(0, geometry.stepEnd[m] - position)
     let margin =
-      v * min(fixInterval, configuration.promptIntervalLimit) * configuration.promptMarginFraction
-    // Far from the maneuver no tier can be due: skip building the sentences (most fixes).
-    if d > limits.prepareMaximum + v * configuration.promptHorizonSeconds + margin { return nil }
-    // The arrival gets no "now" prompt: its own announcement replaces it.
-    let finalTier: Tier = m == lastStep ? .approach : .now
+      v * min(fixInterval, configuration.announcementIntervalLimit)
+      * configuration.announcementMarginFraction
+    // Far from the maneuver no announcement can be due: skip building the sentences (most fixes).
+    if d > limits.prepareMaximum + v * configuration.announcementHorizonSeconds + margin {
+      return nil
+    }
+    // The arrival gets no "now" announcement: its own announcement replaces it.
+    let finalKind: AnnouncementKind = m == lastStep ? .approach : .now
     let then = thenInstructions(after: m, speed: v)
 
-    var tiers: [Tier] = [.prepare, .approach]
-    if finalTier == .now { tiers.append(.now) }
-    // A maneuver already said as the "then" of the previous prompt and right here (a 0 m
-    // step, a double turn) needs no prompt of its own: it would only come too late. So does
-    // one said in the previous maneuver's final prompt and now less than `finalLeadSeconds`
-    // (and a fix interval) away at the speed driven: said now, it would leave no time to act. The pair was planned as one unit, and
-    // that final prompt was early enough for both.
+    var kinds: [AnnouncementKind] = [.prepare, .approach]
+    if finalKind == .now { kinds.append(.now) }
+    // A maneuver already said as the "then" of the previous announcement and right here (a 0 m
+    // step, a double turn) needs no announcement of its own: it would only come too late. So does
+    // one said in the previous maneuver's final announcement and now less than `finalLeadSeconds`
+    // (and a fix interval) away at the speed driven: said now, it would leave no time to act. The
+    // pair was planned as one unit, and that final announcement was early enough for both.
     if said[m].contains(.merged) && d < configuration.mergedReachedDistance {
       said[m].formUnion([.prepare, .approach, .now])
       return nil
@@ -106,65 +92,67 @@ struct PromptScheduler: Sendable {
     let actual = max(speed, limits.minimumSpeed)
     let tooClose =
       d < actual
-      * (configuration.finalLeadSeconds + min(fixInterval, configuration.promptIntervalLimit))
-    if said[m].contains(.mergedFinal) && finalTier == .now && tooClose {
+      * (configuration.finalLeadSeconds + min(fixInterval, configuration.announcementIntervalLimit))
+    if said[m].contains(.mergedFinal) && finalKind == .now && tooClose {
       said[m].formUnion([.prepare, .approach, .now])
       return nil
     }
-    for (n, tier) in tiers.enumerated() where !said[m].contains(tier.flag) {
-      let utterance = Utterance.maneuver(
-        instructions: step.instructions, distance: tier == .now ? nil : d,
-        then: tier == .prepare ? nil : then)
-      let lead = leadDistance(tier, step: m, speed: v, limits: limits, saying: utterance)
-      // The final prompt must still come `finalLeadSeconds` ahead when the vehicle is one
+    for (n, kind) in kinds.enumerated() where !said[m].contains(kind.flag) {
+      let message = AnnouncementMessage.maneuver(
+        instructions: step.instructions, distance: kind == .now ? nil : d,
+        then: kind == .prepare ? nil : then)
+      let lead = leadDistance(kind, step: m, speed: v, limits: limits, saying: message)
+      // The final announcement must still come `finalLeadSeconds` ahead when the vehicle is one
       // along-track sigma ahead of its match; what `nowLeadSeconds` spares beyond that
       // minimum already covers part of it.
       let spare = v * max(0, configuration.nowLeadSeconds - configuration.finalLeadSeconds)
-      let lag = max(0, configuration.promptAccuracyFactor * uncertainty - spare)
-      let slack = tier == .now ? margin + lag : margin
+      let lag = max(0, configuration.announcementAccuracyFactor * uncertainty - spare)
+      let slack = kind == .now ? margin + lag : margin
       if d > lead + slack { break }
-      // An early prompt right after another one for the same maneuver adds nothing.
-      if tier != .now, let last = lastPrompt, last.step == m,
-        time - last.time < configuration.earlyAfterPromptGaps * configuration.minimumGapSeconds
+      // An early announcement right after another one for the same maneuver adds nothing.
+      if kind != .now, let last = lastAnnouncement, last.step == m,
+        time - last.time < configuration.earlyAfterAnnouncementGaps
+          * configuration.minimumGapSeconds
       {
-        said[m].insert(tier.flag)
+        said[m].insert(kind.flag)
         continue
       }
-      if n + 1 < tiers.count {
-        let next = tiers[n + 1]
+      if n + 1 < kinds.count {
+        let next = kinds[n + 1]
         let nextLead = leadDistance(
           next, step: m, speed: v, limits: limits,
           saying: .maneuver(
             instructions: step.instructions, distance: next == .now ? nil : d, then: then))
         if d <= nextLead + v * configuration.minimumGapSeconds {
-          said[m].insert(tier.flag)
+          said[m].insert(kind.flag)
           continue
         }
       }
-      for t in tiers[...n] { said[m].insert(t.flag) }
+      for t in kinds[...n] { said[m].insert(t.flag) }
       if then != nil, m + 1 <= lastStep {
         said[m + 1].formUnion([.prepare, .approach, .merged])
-        if tier == finalTier { said[m + 1].insert(.mergedFinal) }
+        if kind == finalKind { said[m + 1].insert(.mergedFinal) }
       }
-      lastPrompt = (time, m)
-      return DuePrompt(
-        utterance: utterance, kind: tier.kind, step: m, id: "s\(m).\(tier.kind.rawValue)",
+      lastAnnouncement = (time, m)
+      return DueAnnouncement(
+        message: message, kind: kind, step: m, id: "s\(m).\(kind.rawValue)",
         distance: d)
     }
     return nil
   }
 
-  /// The lead of the "prepare" tier at `speed` for a step travelled by `mode`, metres.
+  /// The lead of the "prepare" announcement at `speed` for a step travelled by `mode`, metres.
   func prepareLead(speed v: Double, limits: GuidanceConfiguration.ModeLimits) -> Double {
     min(limits.prepareMaximum, max(limits.prepareMinimum, v * configuration.prepareLeadSeconds))
   }
 
   private func leadDistance(
-    _ tier: Tier, step m: Int, speed v: Double, limits: GuidanceConfiguration.ModeLimits,
-    saying utterance: Utterance
+    _ kind: AnnouncementKind, step m: Int, speed v: Double,
+    limits: GuidanceConfiguration.ModeLimits,
+    saying message: AnnouncementMessage
   ) -> Double {
-    let speech = v * phrasing.speechDuration(for: utterance)
-    if tier == .now, case .maneuver(let instructions, _, .some) = utterance, m + 1 <= lastStep {
+    let speech = v * phrasing.speechDuration(for: message)
+    if kind == .now, case .maneuver(let instructions, _, .some) = message, m + 1 <= lastStep {
       // A pair said as one unit: its first part must end in time for the first maneuver, the
       // whole in time for the second, which comes `gap` metres later.
       let react = max(limits.nowMinimum, v * configuration.nowLeadSeconds)
@@ -175,20 +163,20 @@ struct PromptScheduler: Sendable {
       let gap = geometry.stepEnd[m + 1] - geometry.stepEnd[m]
       return max(react + first, react + speech - gap)
     }
-    switch tier {
+    switch kind {
     case .prepare:
       return prepareLead(speed: v, limits: limits) + speech
     case .approach:
       return min(
         limits.approachMaximum, max(limits.approachMinimum, v * configuration.approachLeadSeconds))
         + speech
-    case .now:
+    default:
       return max(limits.nowMinimum, v * configuration.nowLeadSeconds) + speech
     }
   }
 
   /// The next maneuver's instructions when it follows maneuver `m` too closely to get its own
-  /// early prompt.
+  /// early announcement.
   private func thenInstructions(after m: Int, speed v: Double) -> String? {
     guard m + 1 <= lastStep, route.steps[m].waypoint == nil else { return nil }
     let gap = geometry.stepEnd[m + 1] - geometry.stepEnd[m]
@@ -201,5 +189,16 @@ struct PromptScheduler: Sendable {
         )
     else { return nil }
     return next.instructions
+  }
+}
+
+extension AnnouncementKind {
+  /// The flag that records this maneuver announcement (`prepare`, `approach` or `now`) as made.
+  fileprivate var flag: AnnouncementFlags {
+    switch self {
+    case .prepare: .prepare
+    case .approach: .approach
+    default: .now
+    }
   }
 }
