@@ -92,6 +92,7 @@ public struct ClosedLoopDrive {
     let wallStart = clock.now()
     let fixStart = driver.time
     var revisions = 0
+    var recorded = 0
     var pending: [ReceivedLine] = []
     func take(_ line: ReceivedLine) throws {
       let name = line.className
@@ -117,10 +118,11 @@ public struct ClosedLoopDrive {
         }
         try take(line)
       }
-      let actionsBefore = driver.actions.count
       let (sample, fix, sigma) = driver.step()
       lines.append(ClosedLoopRun.line(sample))
-      for a in driver.actions[actionsBefore...] { lines.append(ClosedLoopRun.line(a)) }
+      // What the driver did: routes taken or ignored on the way here, a mistake begun now.
+      for a in driver.actions[recorded...] { lines.append(ClosedLoopRun.line(a)) }
+      recorded = driver.actions.count
       var epoch = NMEAWriter.epoch(fix, talker: "GP", sigma: sigma)
       // A ZDA a hundredth of a second later closes the epoch, so the daemon takes the fix now
       // rather than when the next epoch begins (an epoch of ZDA alone is never emitted).
