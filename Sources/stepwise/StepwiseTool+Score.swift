@@ -37,7 +37,10 @@ extension StepwiseTool {
           for n in s.notes { out.line("  \(n)") }
         }
       }
-      let failed = closedLoop.contains { !$0.violations().isEmpty }
+      // The delay bar holds for the suite: the median over every drive's reroutes.
+      let failed =
+        closedLoop.contains { !$0.violations().isEmpty }
+        || (ClosedLoopTable.delayMedian(closedLoop) ?? 0) > ClosedLoopScore.delayMedianMaximum
       if scores.isEmpty { return check && failed ? 1 : 0 }
       out.line("")
       if check && failed { return 1 }
