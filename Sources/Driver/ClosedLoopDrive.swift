@@ -53,8 +53,9 @@ public struct ClosedLoopDrive {
   /// Seconds the daemon gets to create its socket, and to end after its input ended.
   static let startTimeout = 10.0
   static let endTimeout = 10.0
-  /// Seconds a `routes` request may take.
+  /// Seconds a `routes` request may take, and how often it is asked before giving up.
   static let requestTimeout = 5.0
+  static let requestAttempts = 3
 
   /// Drives: plans the mistakes' roads with the router, starts the daemon, drives until
   /// arrival (or the time limit), ends the daemon.
@@ -176,30 +177,35 @@ public struct ClosedLoopDrive {
   }
 
   /// The steps of the route the daemon follows now (the `routes` command with geometry),
-  /// checked against the `ROUTE` event just received.
+  /// checked against the `ROUTE` event just received: asked again (at most ``requestAttempts``
+  /// times) while the reply still describes the route before.
   static func geometry(
     _ connection: DaemonConnection, expecting route: JSONObject,
     onEvent: (ReceivedLine) -> Void
   ) throws -> [[Coordinate]] {
-    let reply = try connection.request(
-      CommandRequest(.routes(steps: true, geometry: true)), timeout: requestTimeout,
-      onEvent: onEvent)
-    let selected = Int(reply["selected"]?.doubleValue ?? 0)
-    guard let routes = reply["routes"]?.arrayValue, routes.indices.contains(selected),
-      let list = routes[selected].objectValue?["stepList"]?.arrayValue
-    else { throw DriveError(description: "stepwised's routes reply has no steps") }
-    if let n = route["steps"]?.doubleValue, Int(n) != list.count {
-      throw DriveError(
-        description: "stepwised's routes reply has \(list.count) steps, its ROUTE \(Int(n))")
-    }
-    return list.map { step in
-      (step.objectValue?["polyline"]?.arrayValue ?? []).compactMap { p in
-        guard let o = p.objectValue, let lat = o["latitude"]?.doubleValue,
-          let lon = o["longitude"]?.doubleValue
-        else { return nil }
-        return Coordinate(latitude: lat, longitude: lon)
+    var found = 0
+    for _ in 0..<requestAttempts {
+      let reply = try connection.request(
+        CommandRequest(.routes(steps: true, geometry: true)), timeout: requestTimeout,
+        onEvent: onEvent)
+      let selected = Int(reply["selected"]?.doubleValue ?? 0)
+      guard let routes = reply["routes"]?.arrayValue, routes.indices.contains(selected),
+        let list = routes[selected].objectValue?["stepList"]?.arrayValue
+      else { throw DriveError(description: "stepwised's routes reply has no steps") }
+      found = list.count
+      if let n = route["steps"]?.doubleValue, Int(n) != list.count { continue }
+      return list.map { step in
+        (step.objectValue?["polyline"]?.arrayValue ?? []).compactMap { p in
+          guard let o = p.objectValue, let lat = o["latitude"]?.doubleValue,
+            let lon = o["longitude"]?.doubleValue
+          else { return nil }
+          return Coordinate(latitude: lat, longitude: lon)
+        }
       }
     }
+    throw DriveError(
+      description: "stepwised's routes reply has \(found) steps, its ROUTE "
+        + "\(Int(route["steps"]?.doubleValue ?? 0))")
   }
 
   /// A ZDA sentence at `time`.

@@ -348,8 +348,10 @@ public struct ClosedLoopDriver {
     }
     if plan.revision == 0, let d = detours.first, plan.base + s >= d.leaveAt {
       detours.removeFirst()
+      // Onto the other road as far as the vehicle has gone past the point where it parts.
+      let past = plan.base + s - d.leaveAt
       plan = Plan(d.path, revision: nil)
-      s = 0
+      s = min(past, plan.line.length)
       onMistake = true
       actions.append(Action(time: time, kind: .mistake, mistake: d.mistake.description))
     }

@@ -67,3 +67,21 @@ import Testing
     #expect(r.stderr.contains("miss:9: the route has maneuvers 1…3"), "\(r.stderr)")
   }
 }
+
+/// `stepwise scenario score` on the recorded closed-loop drives.
+@Suite struct ClosedLoopScoreCommandTests {
+  @Test func theRecordedDrivesAreScoredAndMeetTheBars() throws {
+    let dirs = try FileManager.default.contentsOfDirectory(
+      atPath: repositoryFile("Simulations/closed-loop")
+    ).filter { $0.first?.isNumber == true }.sorted().map { "Simulations/closed-loop/" + $0 }
+    #expect(dirs.count >= 6)
+    let r = try runTool("stepwise", ["scenario", "score", "--check"] + dirs)
+    #expect(r.status == 0, "\(r.stdout)\n\(r.stderr)")
+    let lines = r.stdout.split(separator: "\n")
+    #expect(lines.count == dirs.count + 2, "\(r.stdout)")
+    #expect(lines.last?.hasPrefix("total") == true)
+    #expect(lines.last?.contains("median") == true)
+    let markdown = try runTool("stepwise", ["scenario", "score", "--markdown"] + dirs)
+    #expect(markdown.stdout.split(separator: "\n").allSatisfy { $0.hasPrefix("| ") })
+  }
+}
