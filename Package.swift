@@ -99,6 +99,16 @@ let package = Package(
       name: "Router", dependencies: ["CurlShim", "Rerouting", "Routes"],
       swiftSettings: swiftSettings),
 
+    // The closed-loop drive's I/O: stepwised as a child fed through a pipe, its socket, and
+    // the router for the roads of the driver's mistakes (docs/closed-loop.md).
+    .target(
+      name: "Driver",
+      dependencies: [
+        "Client", "Geodesy", "JSON", "Lab", "Phrasebook", "POSIX", "Rerouting", "Router", "Routes",
+        "Simulation", "Wire",
+      ],
+      swiftSettings: swiftSettings),
+
     // Executables: each owns its command line
     .executableTarget(
       name: "stepwised",
@@ -111,9 +121,8 @@ let package = Package(
     .executableTarget(
       name: "stepwise",
       dependencies: [
-        "Client", "CommandLineSupport", "Geodesy", "GPSDProtocol", "Guidance", "JSON", "Lab",
-        "NMEA",
-        "Phrasebook",
+        "Client", "CommandLineSupport", "Driver", "Geodesy", "GPSDProtocol", "Guidance", "JSON", "Lab",
+        "NMEA", "Phrasebook",
         "POSIX", "RouteFiles", "Routes", "Simulation", "Uplink", "Wire",
       ],
       swiftSettings: swiftSettings),
