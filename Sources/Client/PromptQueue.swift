@@ -12,8 +12,8 @@ public import Wire
 /// 2. a newer maneuver prompt for the same step came ("in 300 m" replaces "in 800 m");
 /// 3. the vehicle is much closer than it says: less than half its `distance`, and more than
 ///    50 m closer, by the latest `PROGRESS` for that step;
-/// 4. the situation it reports is over: `offroute` once back on the route, `onroute` once off it
-///    again, a GPS loss once the GPS is back and the other way round;
+/// 4. the situation it reports is over: `offroute` and `return` once back on the route,
+///    `onroute` once off it again, a GPS loss once the GPS is back and the other way round;
 /// 5. it is older than ``maximumAge`` seconds of fix time (a long backlog);
 /// 6. guidance changed: a `ROUTE` (new route or alternative) or `CANCELLED` drops everything queued.
 ///
@@ -141,6 +141,7 @@ public struct PromptQueue: Sendable {
     }
     switch p.kind {
     case "offroute" where onRoute: return "back on the route"
+    case "return" where onRoute: return "back on the route"
     case "onroute" where !onRoute: return "off the route again"
     case "gps" where p.id.hasSuffix(".lost") && !gpsLost: return "the GPS is back"
     case "gps" where p.id.hasSuffix(".acquired") && gpsLost: return "the GPS was lost again"

@@ -4,7 +4,7 @@ public import Routes
 /// What a prompt is for. The raw value is the `kind` member of `ANNOUNCE` objects.
 public enum AnnouncementKind: String, Sendable, Hashable, CaseIterable {
   case depart, prepare, approach, now, arrive, waypoint, notice, mode, `continue`, offroute
-  case onroute, gps, reroute
+  case onroute, gps, reroute, `return`
 }
 
 /// Something to say, with the step it belongs to.

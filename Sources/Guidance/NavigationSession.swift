@@ -13,7 +13,7 @@ public struct NavigationSession: Sendable {
   public let geometry: RouteGeometry
   public let configuration: GuidanceConfiguration
   let phrasing: any Phrasing
-  private let matcher: RouteMatcher
+  let matcher: RouteMatcher
 
   /// Where the session stands.
   private(set) public var phase = GuidancePhase.acquiring
@@ -54,6 +54,12 @@ public struct NavigationSession: Sendable {
   private var gpsLossCount = 0
 
   var detector: OffRouteDetector
+  /// Leads a vehicle off the route back to it (`return` prompts).
+  var returnGuide: ReturnGuide
+  /// Whether ``ingest(_:)`` itself makes the `return` prompts of a vehicle off its route. An
+  /// edge that asks a router for a new route turns it off and calls ``guideBack()`` after each
+  /// fix for which no new route can be had.
+  public var guidesBack = true
   private var lastLateral = 0.0
   /// Recent distances from the route, to tell a vehicle moving away from a steady bias.
   private var laterals: [(time: Double, lateral: Double)] = []
@@ -88,6 +94,7 @@ public struct NavigationSession: Sendable {
     self.configuration = configuration
     self.phrasing = phrasing
     self.detector = OffRouteDetector(configuration: configuration)
+    self.returnGuide = ReturnGuide(configuration: configuration.returning)
     self.scheduler = PromptScheduler(
       route: route, geometry: geometry, configuration: configuration, phrasing: phrasing)
   }
@@ -315,6 +322,9 @@ public struct NavigationSession: Sendable {
         dt: dt, accuracy: accuracy, threshold: threshold, standing: standing, into: &events)
     }
     lastValidFix = fix
+    if phase == .offRoute {
+      followReturn(point: point, course: trustedCourse, time: fix.time, into: &events)
+    }
 
     if phase == .onRoute {
       advanceSteps(time: fix.time, into: &events)
@@ -674,6 +684,7 @@ public struct NavigationSession: Sendable {
     time: Double, lateral: Double, into events: inout [NavigationEvent]
   ) {
     phase = .offRoute
+    returnGuide = ReturnGuide(configuration: configuration.returning)
     // The vehicle may already be well ahead of the last match (a long tunnel, a gap).
     let since = lastMatchTime.map { max(0, time - $0) } ?? 0
     let spoken = detector.leave(
