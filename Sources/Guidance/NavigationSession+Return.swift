@@ -14,10 +14,8 @@ extension NavigationSession {
   }
 
   /// Finds the route's nearest point ahead of where the vehicle left it, from the fix at
-  /// `point`, and makes the `return` prompt when it is due and the session says it itself.
-  mutating func followReturn(
-    point: Coordinate, course: Double?, time: Double, into events: inout [NavigationEvent]
-  ) {
+  /// `point`.
+  mutating func followReturn(point: Coordinate, course: Double?, time: Double) {
     let a = detector.anchor
     let query = MatchQuery(
       point: point, course: nil, window: a...(a + configuration.returning.searchAhead),
@@ -27,10 +25,10 @@ extension NavigationSession {
     returnGuide.observe(
       ReturnGuide.Observation(
         time: time, distance: c.lateral, bearing: point.bearing(to: target), course: course))
-    if guidesBack { sayReturn(into: &events) }
   }
 
-  private mutating func sayReturn(into events: inout [NavigationEvent]) {
+  /// The `return` prompt, when one is due for a vehicle off the route.
+  mutating func sayReturn(into events: inout [NavigationEvent]) {
     guard offRoute, let o = returnGuide.latest, let say = returnGuide.due() else { return }
     announce(
       say, kind: .return, step: currentStep,

@@ -323,7 +323,7 @@ public struct NavigationSession: Sendable {
     }
     lastValidFix = fix
     if phase == .offRoute {
-      followReturn(point: point, course: trustedCourse, time: fix.time, into: &events)
+      followReturn(point: point, course: trustedCourse, time: fix.time)
     }
 
     if phase == .onRoute {
@@ -334,6 +334,8 @@ public struct NavigationSession: Sendable {
     if !arrived {
       events.append(NavigationEvent(time: fix.time, kind: .progress(progress(point, fix))))
     }
+    // After the fix's progress, where an edge with a router says it too.
+    if guidesBack { sayReturn(into: &events) }
     return events
   }
 
