@@ -149,14 +149,17 @@ public struct NavigationSession: Sendable {
     /// reckoning since: a restart inside a tunnel keeps timing the prompts ahead.
     public var lastMatchTime: Double?
     public var reckonedSteps: Int
+    /// Off the route: what of the guidance back to it was said (`nil` on the route).
+    public var returning: ReturnGuide.Progress?
 
     public init(
       routeIndex: Int, distanceAlong: Double, currentStep: Int, said: [PromptFlags],
       phase: GuidancePhase, lastFixTime: Double?, speed: Double, lastPromptTime: Double? = nil,
       lastPromptStep: Int? = nil, gpsLost: Bool = false, gpsLossCount: Int = 0,
       offRouteCount: Int = 0, lastInputTime: Double? = nil, lastMatchTime: Double? = nil,
-      reckonedSteps: Int = 0
+      reckonedSteps: Int = 0, returning: ReturnGuide.Progress? = nil
     ) {
+      self.returning = returning
       self.routeIndex = routeIndex
       self.distanceAlong = distanceAlong
       self.currentStep = currentStep
@@ -201,7 +204,8 @@ public struct NavigationSession: Sendable {
       said: scheduler.said, phase: phase, lastFixTime: lastValidFix?.time, speed: speed,
       lastPromptTime: scheduler.lastPrompt?.time, lastPromptStep: scheduler.lastPrompt?.step,
       gpsLost: gpsLost, gpsLossCount: gpsLossCount, offRouteCount: detector.count,
-      lastInputTime: lastInputTime, lastMatchTime: lastMatchTime, reckonedSteps: reckonedSteps)
+      lastInputTime: lastInputTime, lastMatchTime: lastMatchTime, reckonedSteps: reckonedSteps,
+      returning: offRoute && returnGuide.since != nil ? returnGuide.progress : nil)
   }
 
   /// Resumes a session from a saved snapshot of the same route document.
@@ -242,6 +246,9 @@ public struct NavigationSession: Sendable {
     resumedThrough = snapshot.lastInputTime ?? snapshot.lastFixTime
     lastMatchTime = snapshot.lastMatchTime
     reckonedSteps = max(0, snapshot.reckonedSteps)
+    if phase == .offRoute, let r = snapshot.returning {
+      returnGuide = ReturnGuide(configuration: configuration.returning, progress: r)
+    }
     if let t = snapshot.lastFixTime, t.isFinite {
       // Epochs older than the saved state were already handled before the restart.
       lastInputTime = t

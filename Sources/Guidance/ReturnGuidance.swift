@@ -119,6 +119,53 @@ public struct ReturnGuide: Sendable, Equatable {
     self.configuration = configuration
   }
 
+  /// Everything that shapes the next `return` prompts, for a restart that must say what an
+  /// uninterrupted drive says (saved with the session's progress).
+  public struct Progress: Sendable, Equatable {
+    public var since: Double?
+    public var latest: Observation?
+    public var prompts: Int
+    public var lastPrompt: Double?
+    public var nextDue: Double?
+    public var awayStreak: Int
+    public var awayStart: Double
+    public var turnAroundPending: Bool
+
+    public init(
+      since: Double?, latest: Observation?, prompts: Int, lastPrompt: Double?, nextDue: Double?,
+      awayStreak: Int, awayStart: Double, turnAroundPending: Bool
+    ) {
+      self.since = since
+      self.latest = latest
+      self.prompts = prompts
+      self.lastPrompt = lastPrompt
+      self.nextDue = nextDue
+      self.awayStreak = awayStreak
+      self.awayStart = awayStart
+      self.turnAroundPending = turnAroundPending
+    }
+  }
+
+  /// The state to save.
+  public var progress: Progress {
+    Progress(
+      since: since, latest: latest, prompts: prompts, lastPrompt: lastPrompt, nextDue: nextDue,
+      awayStreak: awayStreak, awayStart: awayStart, turnAroundPending: turnAroundPending)
+  }
+
+  /// A guide that goes on from saved `progress`.
+  public init(configuration: ReturnConfiguration = ReturnConfiguration(), progress: Progress) {
+    self.configuration = configuration
+    since = progress.since
+    latest = progress.latest
+    prompts = max(0, progress.prompts)
+    lastPrompt = progress.lastPrompt
+    nextDue = progress.nextDue
+    awayStreak = max(0, progress.awayStreak)
+    awayStart = progress.awayStart.isFinite ? progress.awayStart : 0
+    turnAroundPending = progress.turnAroundPending
+  }
+
   /// Whether the vehicle is moving away from the route (see ``ReturnConfiguration/awayFixes``).
   public var movingAway: Bool { awayStreak >= configuration.awayFixes && grown }
 

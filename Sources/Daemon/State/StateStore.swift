@@ -132,6 +132,7 @@ public struct StateStore: Sendable {
     if let t = snapshot.lastInputTime { p.append("lastInputTime", .number(t)) }
     if let t = snapshot.lastMatchTime { p.append("lastMatchTime", .number(t)) }
     p.append("reckonedSteps", .number(Double(snapshot.reckonedSteps)))
+    if let r = snapshot.returning { p.append("returning", Self.encode(r)) }
     try writeFileAtomically(progressPath, Array(JSONWriter.string(.object(p)).utf8), mode: 0o600)
   }
 
@@ -262,7 +263,8 @@ public struct StateStore: Sendable {
         offRouteCount: Int(max(0, min(1e9, p["offRouteCount"]?.doubleValue ?? 0))),
         lastInputTime: p["lastInputTime"]?.doubleValue,
         lastMatchTime: p["lastMatchTime"]?.doubleValue,
-        reckonedSteps: Int(max(0, min(1e9, p["reckonedSteps"]?.doubleValue ?? 0))))
+        reckonedSteps: Int(max(0, min(1e9, p["reckonedSteps"]?.doubleValue ?? 0))),
+        returning: p["returning"]?.objectValue.flatMap(Self.decodeReturning))
       return (.success(saved), nil)
     }
   }
