@@ -9,11 +9,12 @@ public import Wire
 /// 1. its maneuver was passed: a `prepare`, `approach`, `now`, `continue`, `notice` or `mode`
 ///    announcement for step `s` once the step being travelled (from `STEP` and `PROGRESS`) is past
 ///    `s`; `depart` once past step 1;
-/// 2. a newer maneuver announcement for the same step came ("in 300 m" replaces "in 800 m");
+/// 2. a newer maneuver announcement for the same step came ("in 300 m" replaces "in 800 m"), or a
+///    newer `return` announcement (where the route is now);
 /// 3. the vehicle is much closer than it says: less than half its `distance`, and more than
 ///    50 m closer, by the latest `PROGRESS` for that step;
-/// 4. the situation it reports is over: `offroute` once back on the route, `onroute` once off it
-///    again, a GPS loss once the GPS is back and the other way round;
+/// 4. the situation it reports is over: `offroute` and `return` once back on the route,
+///    `onroute` once off it again, a GPS loss once the GPS is back and the other way round;
 /// 5. it is older than ``maximumAge`` seconds of fix time (a long backlog);
 /// 6. guidance changed: a `ROUTE` (new route or alternative) or `CANCELLED` drops everything
 ///    queued.
@@ -143,6 +144,9 @@ public struct AnnouncementQueue: Sendable {
     }
     switch p.kind {
     case "offroute" where onRoute: return "back on the route"
+    case "return" where onRoute: return "back on the route"
+    case "return" where waiting.contains(where: { $0.kind == "return" }):
+      return "a newer direction to the route follows"
     case "onroute" where !onRoute: return "off the route again"
     case "gps" where p.id.hasSuffix(".lost") && !gpsLost: return "the GPS is back"
     case "gps" where p.id.hasSuffix(".acquired") && gpsLost: return "the GPS was lost again"

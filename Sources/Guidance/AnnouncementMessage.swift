@@ -29,6 +29,10 @@ public enum AnnouncementMessage: Sendable, Equatable {
   /// A new route replaced the one the vehicle left: its next maneuver, `distance` metres
   /// ahead ("New route. In 200 meters, turn right onto …").
   case newRoute(instructions: String, distance: Double)
+  /// Off the route with no new route to be had: the route's nearest point ahead is `distance`
+  /// metres away in `direction`; `turnAround` once the vehicle is moving away from it ("Turn
+  /// around when possible. The route is 300 meters behind you.").
+  case returnToRoute(distance: Double, direction: ReturnDirection, turnAround: Bool)
   /// No valid fix for a while.
   case gpsLost
   /// Valid fixes again after a loss.

@@ -219,6 +219,8 @@ public struct GuidanceConfiguration: Sendable, Equatable {
   /// A "continue for …" is said only when the step runs on at least this many seconds beyond
   /// the prepare lead.
   public var continueBeyondPrepareSeconds = 30.0
+  /// The `return` announcements that lead a vehicle off its route back to it.
+  public var returning = ReturnConfiguration()
 
   public init() {}
 

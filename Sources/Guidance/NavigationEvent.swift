@@ -8,7 +8,7 @@ public enum AnnouncementKind: String, Sendable, Hashable, CaseIterable {
   case depart, prepare, approach, now, arrive, waypoint, notice, mode, `continue`
   case offRoute = "offroute"
   case onRoute = "onroute"
-  case gps, reroute
+  case gps, reroute, `return`
 }
 
 /// Something to say, with the step it belongs to.

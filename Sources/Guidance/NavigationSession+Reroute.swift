@@ -43,6 +43,7 @@ extension NavigationSession {
     next.speed = speed
     next.fixInterval = fixInterval
     next.detector = detector.carriedOver()
+    next.guidesBack = guidesBack
     let tiers: AnnouncementFlags = [.prepare, .approach, .now]
     let old = route.steps
     for k in 1..<next.route.steps.count {

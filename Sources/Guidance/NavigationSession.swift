@@ -13,7 +13,7 @@ public struct NavigationSession: Sendable {
   public let geometry: RouteGeometry
   public let configuration: GuidanceConfiguration
   let phrasing: any Phrasing
-  private let matcher: RouteMatcher
+  let matcher: RouteMatcher
 
   /// Where the session stands.
   private(set) public var phase = GuidancePhase.acquiring
@@ -55,6 +55,12 @@ public struct NavigationSession: Sendable {
   private var gpsLossCount = 0
 
   var detector: OffRouteDetector
+  /// Leads a vehicle off the route back to it (`return` announcements).
+  var returnGuide: ReturnGuide
+  /// Whether ``ingest(_:)`` itself makes the `return` announcements of a vehicle off its route. An
+  /// edge that asks a router for a new route turns it off and calls ``guideBack()`` after each
+  /// fix for which no new route can be had.
+  public var guidesBack = true
   private var lastLateral = 0.0
   /// Recent distances from the route, to tell a vehicle moving away from a steady bias.
   private var laterals: [(time: Double, lateral: Double)] = []
@@ -89,6 +95,7 @@ public struct NavigationSession: Sendable {
     self.configuration = configuration
     self.phrasing = phrasing
     self.detector = OffRouteDetector(configuration: configuration)
+    self.returnGuide = ReturnGuide(configuration: configuration.returning)
     self.scheduler = AnnouncementScheduler(
       route: route, geometry: geometry, configuration: configuration, phrasing: phrasing)
   }
@@ -143,6 +150,8 @@ public struct NavigationSession: Sendable {
     /// reckoning since: a restart inside a tunnel keeps timing the announcements ahead.
     public var lastMatchTime: Double?
     public var reckonedSteps: Int
+    /// Off the route: what of the guidance back to it was said (`nil` on the route).
+    public var returning: ReturnGuide.Progress?
 
     public init(
       routeIndex: Int, distanceAlong: Double, currentStep: Int, said: [AnnouncementFlags],
@@ -150,8 +159,9 @@ public struct NavigationSession: Sendable {
       lastAnnouncementTime: Double? = nil,
       lastAnnouncementStep: Int? = nil, gpsLost: Bool = false, gpsLossCount: Int = 0,
       offRouteCount: Int = 0, lastInputTime: Double? = nil, lastMatchTime: Double? = nil,
-      reckonedSteps: Int = 0
+      reckonedSteps: Int = 0, returning: ReturnGuide.Progress? = nil
     ) {
+      self.returning = returning
       self.routeIndex = routeIndex
       self.distanceAlong = distanceAlong
       self.currentStep = currentStep
@@ -197,7 +207,8 @@ public struct NavigationSession: Sendable {
       lastAnnouncementTime: scheduler.lastAnnouncement?.time,
       lastAnnouncementStep: scheduler.lastAnnouncement?.step,
       gpsLost: gpsLost, gpsLossCount: gpsLossCount, offRouteCount: detector.count,
-      lastInputTime: lastInputTime, lastMatchTime: lastMatchTime, reckonedSteps: reckonedSteps)
+      lastInputTime: lastInputTime, lastMatchTime: lastMatchTime, reckonedSteps: reckonedSteps,
+      returning: offRoute && returnGuide.since != nil ? returnGuide.progress : nil)
   }
 
   /// Resumes a session from a saved snapshot of the same route document.
@@ -238,6 +249,9 @@ public struct NavigationSession: Sendable {
     resumedThrough = snapshot.lastInputTime ?? snapshot.lastFixTime
     lastMatchTime = snapshot.lastMatchTime
     reckonedSteps = max(0, snapshot.reckonedSteps)
+    if phase == .offRoute, let r = snapshot.returning {
+      returnGuide = ReturnGuide(configuration: configuration.returning, progress: r)
+    }
     if let t = snapshot.lastFixTime, t.isFinite {
       // Epochs older than the saved state were already handled before the restart.
       lastInputTime = t
@@ -318,6 +332,9 @@ public struct NavigationSession: Sendable {
         dt: dt, accuracy: accuracy, threshold: threshold, standing: standing, into: &events)
     }
     lastValidFix = fix
+    if phase == .offRoute {
+      followReturn(point: point, course: trustedCourse, time: fix.time)
+    }
 
     if phase == .onRoute {
       advanceSteps(time: fix.time, into: &events)
@@ -327,6 +344,8 @@ public struct NavigationSession: Sendable {
     if !arrived {
       events.append(NavigationEvent(time: fix.time, kind: .progress(progress(point, fix))))
     }
+    // After the fix's progress, where an edge with a router says it too.
+    if guidesBack { sayReturn(into: &events) }
     return events
   }
 
@@ -683,6 +702,7 @@ public struct NavigationSession: Sendable {
     time: Double, lateral: Double, into events: inout [NavigationEvent]
   ) {
     phase = .offRoute
+    returnGuide = ReturnGuide(configuration: configuration.returning)
     // The vehicle may already be well ahead of the last match (a long tunnel, a gap).
     let since = lastMatchTime.map { max(0, time - $0) } ?? 0
     let spoken = detector.leave(

@@ -203,14 +203,14 @@ public struct ClosedLoopRun: Sendable {
 public struct ClosedLoopScore: Sendable {
   /// A truth position this far from the route counts as off it, for the reroute delay.
   public static let offDistance = 50.0
-  /// A prompt is for a maneuver already behind when the vehicle is this far past it.
+  /// An announcement is for a maneuver already behind when the vehicle is this far past it.
   public static let passedMargin = 10.0
   /// Two maneuvers of different routes closer than this are the same physical maneuver.
   public static let sameManeuver = 15.0
   /// A truth position this close to a maneuver point drove through it (1 Hz at 50 km/h is
   /// 14 m between epochs).
   public static let passedThrough = 20.0
-  /// Seconds a final prompt must come before its maneuver.
+  /// Seconds a final announcement must come before its maneuver.
   public static let finalLeadMinimum = QualityScore.finalLeadMinimum
   /// The bar: the median reroute delay.
   public static let delayMedianMaximum = 5.0
@@ -230,20 +230,20 @@ public struct ClosedLoopScore: Sendable {
   public var extraDistance: Double?
   public var extraTime: Double?
   /// Per reroute: seconds from the first truth position 50 m off the replaced route to the new
-  /// route's first prompt (reroutes before the vehicle was 50 m off have none).
+  /// route's first announcement (reroutes before the vehicle was 50 m off have none).
   public var delays: [Double] = []
   /// Reroutes whose new route was said before the vehicle was 50 m off the old one (counted
   /// in ``delays`` as 0 s, an upper bound).
   public var early = 0
-  /// Per mistake: seconds from leaving the route to the first prompt of the first new route.
+  /// Per mistake: seconds from leaving the route to the first announcement of the first new route.
   public var mistakeDelays: [Double] = []
-  /// Final prompts less than ``finalLeadMinimum`` before their maneuver (a figure, not a bar
-  /// of the closed loop: the open-loop scenarios hold prompt timing to it).
+  /// Final announcements less than ``finalLeadMinimum`` before their maneuver (a figure, not a bar
+  /// of the closed loop: the open-loop scenarios hold announcement timing to it).
   public var late = 0
-  /// Prompts said again: the same id, or the same tier of the same physical maneuver on
+  /// Announcements said again: the same id, or the same tier of the same physical maneuver on
   /// another route.
   public var duplicates = 0
-  /// Prompts for a maneuver the vehicle had already passed.
+  /// Announcements for a maneuver the vehicle had already passed.
   public var passed = 0
   public var speed = 0.0
   public var notes: [String] = []
@@ -320,7 +320,7 @@ public struct ClosedLoopScore: Sendable {
         continue
       }
       perMistake[m] += 1
-      // The new route's first prompt.
+      // The new route's first announcement.
       let prompt = run.events[(index + 1)...].first {
         $0.className == "ANNOUNCE" && revision($0.object) == k
       }
@@ -351,7 +351,7 @@ public struct ClosedLoopScore: Sendable {
       notes.append("\(spans[m].text) caused \(n) reroutes")
     }
 
-    // Prompts: duplicates, passed maneuvers, late final prompts.
+    // Announcements: duplicates, passed maneuvers, late final announcements.
     var ids = Set<String>()
     var said: [(kind: String, point: Coordinate, revision: Int, time: Double)] = []
     for e in run.events where e.className == "ANNOUNCE" {

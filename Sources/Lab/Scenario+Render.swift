@@ -47,7 +47,7 @@ public struct RunPicture: Sendable {
     case .approach: "#17becf"
     case .now: "#d62728"
     case .arrive, .waypoint: "#2ca02c"
-    case .offRoute, .onRoute: "#e377c2"
+    case .offRoute, .onRoute, .return: "#e377c2"
     default: "#7f7f7f"
     }
   }

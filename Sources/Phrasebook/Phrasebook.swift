@@ -124,11 +124,50 @@ extension Phrasebook {
     case .newRoute(let instructions, let distance):
       let next = english(.maneuver(instructions: instructions, distance: distance, then: nil))
       return next.isEmpty ? "New route." : "New route. \(next)"
+    case .returnToRoute(let distance, let direction, let turnAround):
+      let place =
+        switch direction {
+        case .ahead: "ahead"
+        case .behind: "behind you"
+        case .left: "to your left"
+        case .right: "to your right"
+        case .compass(let point): "to the \(englishCompass(point))"
+        }
+      let sentence = "The route is \(spokenDistance(distance)) \(place)."
+      return turnAround ? "Turn around when possible. \(sentence)" : sentence
     case .gpsLost:
       return "GPS signal lost."
     case .gpsAcquired:
       return "GPS signal restored."
     }
+  }
+}
+
+/// "north", "northeast", …: the compass point towards the route.
+func englishCompass(_ point: CompassPoint) -> String {
+  switch point {
+  case .north: "north"
+  case .northEast: "northeast"
+  case .east: "east"
+  case .southEast: "southeast"
+  case .south: "south"
+  case .southWest: "southwest"
+  case .west: "west"
+  case .northWest: "northwest"
+  }
+}
+
+/// "북쪽", "북동쪽", …; every one ends in 쪽, so 으로 always follows.
+func koreanCompass(_ point: CompassPoint) -> String {
+  switch point {
+  case .north: "북쪽"
+  case .northEast: "북동쪽"
+  case .east: "동쪽"
+  case .southEast: "남동쪽"
+  case .south: "남쪽"
+  case .southWest: "남서쪽"
+  case .west: "서쪽"
+  case .northWest: "북서쪽"
   }
 }
 
@@ -196,6 +235,20 @@ extension Phrasebook {
     case .newRoute(let instructions, let distance):
       let next = koreanManeuver(instructions, distance: distance, then: nil)
       return next.isEmpty ? "새 경로로 안내합니다." : "새 경로로 안내합니다. \(next)"
+    case .returnToRoute(let distance, let direction, let turnAround):
+      // "경로는 왼쪽으로 120미터 떨어져 있습니다.": where the route is and how far, in the
+      // order a Korean voice says it; 방향을 돌리세요 fits driving, cycling and walking alike
+      // (유턴 is for cars only).
+      let side =
+        switch direction {
+        case .ahead: "앞쪽"
+        case .behind: "뒤쪽"
+        case .left: "왼쪽"
+        case .right: "오른쪽"
+        case .compass(let point): koreanCompass(point)
+        }
+      let sentence = "경로는 \(side)으로 \(spokenDistance(distance)) 떨어져 있습니다."
+      return turnAround ? "가능한 곳에서 방향을 돌리세요. \(sentence)" : sentence
     case .gpsLost:
       return "GPS 신호가 끊겼습니다."
     case .gpsAcquired:

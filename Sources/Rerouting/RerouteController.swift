@@ -95,6 +95,10 @@ public struct RerouteConfiguration: Sendable, Equatable {
   public var failureSpacing = 2.0
   public var failureGrowth = 1.5
   public var maximumFailureSpacing = 30.0
+  /// Seconds before asking again a router that refused the connection, without growth: a
+  /// refused connection never reached a router (nothing to overload, one SYN answered by the
+  /// kernel), and a router that restarts is used again within about a second.
+  public var refusedSpacing = 1.0
   /// After "off the network", metres to travel before asking again.
   public var offNetworkRetryDistance = 100.0
   /// Seconds after which a request without an answer counts as lost.
@@ -306,6 +310,7 @@ public struct RerouteController: Sendable {
   /// Seconds to wait after the last request: longer after failures, and the more reroutes were
   /// applied recently (a storm of reroutes means the routes do not fit the driver).
   private var spacing: Double {
+    if case .refused? = failure { return configuration.refusedSpacing }
     if failure != nil {
       var s = configuration.failureSpacing
       for _ in 1..<max(1, failureCount) { s *= configuration.failureGrowth }

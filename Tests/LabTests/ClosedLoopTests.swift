@@ -167,7 +167,7 @@ import Testing
     #expect(all.contains(.ignoreNewRoute))
   }
 
-  /// The scorer counts what it should: a prompt said again, and one for a maneuver behind.
+  /// The scorer counts what it should: an announcement said again, and one for a maneuver behind.
   @Test func theScoreCountsARepeatedPromptAndOneForAPassedManeuver() throws {
     let path = repositoryFile("Simulations/closed-loop/045-monaco-missed-turn/run.jsonl")
     let bytes = readBytes(path)
@@ -191,12 +191,12 @@ import Testing
         try ClosedLoopRun(bytes: Array((lines + [extra]).joined(separator: "\n").utf8)),
         name: "045 changed")
     }
-    // The first final prompt of the new route, said again at the end of the drive: the same id.
+    // The first final announcement of the new route, said again at the end of the drive: the same id.
     let now = try #require(
       lines.first { $0.contains("\"id\":\"r0.v1.s") && $0.contains("\"now\"") })
     let repeated = try score(said(now, at: end))
     #expect(repeated.duplicates == 1, "\(repeated.notes)")
-    // The same prompt under another id: a prompt for a maneuver the vehicle passed long ago.
+    // The same announcement under another id: an announcement for a maneuver the vehicle passed long ago.
     let passed = try score(said(now, at: end, id: ".again"))
     #expect(passed.duplicates == 0, "\(passed.notes)")
     #expect(passed.passed == 1, "\(passed.notes)")

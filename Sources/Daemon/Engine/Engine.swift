@@ -181,9 +181,10 @@ public struct Engine {
 
   /// Lets the rerouter see the session after `fix`, switching to the route it applies.
   private mutating func reroute(after fix: Fix, into list: inout [NavigationEvent]) {
-    guard var r = rerouter, let s = session else { return }
-    let (events, next) = r.after(fix, session: s)
+    guard var r = rerouter, var s = session else { return }
+    let (events, next) = r.after(fix, session: &s)
     rerouter = r
+    session = s
     list += events
     replace(with: next)
   }

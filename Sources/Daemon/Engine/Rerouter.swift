@@ -43,13 +43,29 @@ public struct Rerouter: Sendable {
   mutating func routeChanged() { controller.routeChanged() }
 
   /// After `session` took `fix`: the events of a reroute and the session that replaces it, if
-  /// one was applied.
-  mutating func after(_ fix: Fix, session: NavigationSession) -> (
+  /// one was applied; else, for a vehicle off its route that no new route can reach now, the
+  /// `return` announcement due (made here rather than by the session, which cannot know whether a
+  /// route is coming).
+  mutating func after(_ fix: Fix, session: inout NavigationSession) -> (
     [NavigationEvent], NavigationSession?
   ) {
+    session.guidesBack = false
     guard session.departed else { return ([], nil) }
     let o = observation(fix, session)
-    return decide(controller.observe(o), session: session, time: fix.time)
+    var (events, next) = decide(controller.observe(o), session: session, time: fix.time)
+    if next == nil, session.offRoute, !routeComing(session, time: fix.time) {
+      events += session.guideBack()
+    }
+    return (events, next)
+  }
+
+  /// Whether a new route may still come for a vehicle off its route: a request is in flight
+  /// to a router that was not failing, and the vehicle left no longer than the client's
+  /// timeout ago (a slow router is no router).
+  private func routeComing(_ s: NavigationSession, time: Double) -> Bool {
+    guard controller.isAsking, !failing else { return false }
+    guard let since = s.offRouteSince else { return true }
+    return time - since <= client.timeout
   }
 
   /// A router answer that came back as an engine input.

@@ -1,6 +1,7 @@
 import Dispatch
 import GPSDProtocol
 import Geodesy
+import Guidance
 import NMEA
 import POSIX
 
@@ -63,14 +64,23 @@ public struct TrackReplaySource: FixSource {
     var report = SourceReport()
     var pacer = Pacer(
       speed: speed, clock: StoppableClock(base: clock, stop: stop), lostAfter: lostAfter)
+    var silence = ReplaySilence(lostAfter: lostAfter)
     func emit(_ fixes: [Fix]) {
       guard !fixes.isEmpty, !stop.isSet else { return }
       if speed == nil {
         // As fast as possible: the whole read goes to the engine as one input, so it is woken
-        // once per read, not once per epoch.
+        // once per read, not once per epoch; split where silence is to be reported, as a paced
+        // replay reports it.
         report.epochs += fixes.count
         for fix in fixes where fix.isValid { report.fixes += 1 }
-        inputs.yield(.fixes(fixes))
+        var start = 0
+        for (i, fix) in fixes.enumerated() {
+          guard let quiet = silence.before(fix.time) else { continue }
+          if i > start { inputs.yield(.fixes(Array(fixes[start..<i]))) }
+          inputs.yield(.silence(at: quiet))
+          start = i
+        }
+        inputs.yield(.fixes(start == 0 ? fixes : Array(fixes[start...])))
       } else {
         for fix in fixes {
           if stop.isSet { return }

@@ -127,8 +127,8 @@ public struct StateStore: Sendable {
     if let t = snapshot.lastFixTime { p.append("lastFixTime", .number(t)) }
     p.append("speed", .number(snapshot.speed))
     if let t = snapshot.lastAnnouncementTime, let s = snapshot.lastAnnouncementStep {
-      p.append("lastPromptTime", .number(t))
-      p.append("lastPromptStep", .number(Double(s)))
+      p.append("lastAnnouncementTime", .number(t))
+      p.append("lastAnnouncementStep", .number(Double(s)))
     }
     p.append("gpsLost", .bool(snapshot.gpsLost))
     p.append("gpsLossCount", .number(Double(snapshot.gpsLossCount)))
@@ -136,6 +136,7 @@ public struct StateStore: Sendable {
     if let t = snapshot.lastInputTime { p.append("lastInputTime", .number(t)) }
     if let t = snapshot.lastMatchTime { p.append("lastMatchTime", .number(t)) }
     p.append("reckonedSteps", .number(Double(snapshot.reckonedSteps)))
+    if let r = snapshot.returning { p.append("returning", Self.encode(r)) }
     try writeFileAtomically(progressPath, Array(JSONWriter.string(.object(p)).utf8), mode: 0o600)
   }
 
@@ -259,14 +260,15 @@ public struct StateStore: Sendable {
         routeIndex: saved.routeIndex, distanceAlong: s, currentStep: Int(step), said: flags,
         phase: phase,
         lastFixTime: p["lastFixTime"]?.doubleValue, speed: p["speed"]?.doubleValue ?? 0,
-        lastAnnouncementTime: p["lastPromptTime"]?.doubleValue,
-        lastAnnouncementStep: p["lastPromptStep"]?.doubleValue.map { Int(max(0, min(1e9, $0))) },
+        lastAnnouncementTime: p["lastAnnouncementTime"]?.doubleValue,
+        lastAnnouncementStep: p["lastAnnouncementStep"]?.doubleValue.map { Int(max(0, min(1e9, $0))) },
         gpsLost: p["gpsLost"]?.boolValue ?? false,
         gpsLossCount: Int(max(0, min(1e9, p["gpsLossCount"]?.doubleValue ?? 0))),
         offRouteCount: Int(max(0, min(1e9, p["offRouteCount"]?.doubleValue ?? 0))),
         lastInputTime: p["lastInputTime"]?.doubleValue,
         lastMatchTime: p["lastMatchTime"]?.doubleValue,
-        reckonedSteps: Int(max(0, min(1e9, p["reckonedSteps"]?.doubleValue ?? 0))))
+        reckonedSteps: Int(max(0, min(1e9, p["reckonedSteps"]?.doubleValue ?? 0))),
+        returning: p["returning"]?.objectValue.flatMap(Self.decodeReturning))
       return (.success(saved), nil)
     }
   }
