@@ -3,7 +3,7 @@
 library only; needs mosquitto and mosquitto-clients).
 
   fleet.py run [--vehicles 100] [--speed 4] [--no-restart] [--build release|debug]
-               [--stepwised PATH]
+               [--stepwised PATH] [--samples FILE]
       Starts a broker on a free loopback port (its own config and folder), a durable
       dispatcher (mosquitto_sub -V 5 -c, QoS 1, every message stamped with its receive time by
       -F %U), then N `stepwised --mqtt` replays of Simulations/001-marais-drive at SPEED times
@@ -11,8 +11,12 @@ library only; needs mosquitto and mosquitto-clients).
       (SIGTERM) and started again 2 s later. Prints key=value lines:
         events / received / missing / out_of_order (after dedupe by boot and seq, per vehicle,
         compared with each daemon's stdout), duplicates, and the latency from the event on the
-        daemon's stdout to the dispatcher (p50, p99, max, in ms; events published while the
-        broker was down are left out of the latency, they wait for it by design).
+        daemon's stdout to the dispatcher (p50, p99, max, in ms). Events published from 1 s
+        before the broker went down until 30 s after it was back are left out of the latency
+        (they wait for the broker by design) and measured apart: outage_events, and
+        outage_catchup_s, from the broker's return until the last of them reached the
+        dispatcher. --samples writes one line per event: seconds since the start, latency in ms,
+        vehicle, class, and whether it was in the outage window.
 
   fleet.py cost [--speed 10]
       One replay with and without --mqtt (broker up, nothing else running): user+system CPU
@@ -117,6 +121,7 @@ def run(args):
              "-F", "%U %t %p"], stdout=sub_out, stderr=subprocess.DEVNULL)
         time.sleep(0.5)
         stepwised = binary(args.build, "stepwised", args.stepwised)
+        started = time.time()
         daemons = []
         for i in range(args.vehicles):
             vid = "v%03d" % i
@@ -179,6 +184,9 @@ def run(args):
                 received.setdefault(vid, []).append((stamp, payload))
         missing = 0
         latencies = []
+        outage_events = 0
+        outage_last = None
+        samples = []
         for vid, lines in expected.items():
             got = received.get(vid, [])
             for i, (ts, line) in enumerate(lines):
@@ -190,9 +198,14 @@ def run(args):
                 if have != want:
                     out_of_order += 1
                     continue
-                if outage and outage[0] - 1 <= ts <= outage[1] + 30:
+                latency = (got[i][0] - ts) * 1000
+                in_outage = bool(outage and outage[0] - 1 <= ts <= outage[1] + 30)
+                samples.append((ts - started, latency, vid, want.get("class"), in_outage))
+                if in_outage:
+                    outage_events += 1
+                    outage_last = max(outage_last or 0, got[i][0])
                     continue
-                latencies.append((got[i][0] - ts) * 1000)
+                latencies.append(latency)
         print("vehicles=%d" % args.vehicles)
         print("speed=%s" % args.speed)
         print("broker_restarted=%s" % ("no" if args.no_restart else "yes"))
@@ -205,6 +218,14 @@ def run(args):
         print("latency_p50_ms=%.1f" % percentile(latencies, 50))
         print("latency_p99_ms=%.1f" % percentile(latencies, 99))
         print("latency_max_ms=%.1f" % (max(latencies) if latencies else float("nan")))
+        if outage:
+            print("outage_s=%.1f" % (outage[1] - outage[0]))
+            print("outage_events=%d" % outage_events)
+            print("outage_catchup_s=%.1f" % (max(0, (outage_last or outage[1]) - outage[1])))
+        if args.samples:
+            with open(args.samples, "w") as f:
+                for t, latency, vid, cls, in_outage in sorted(samples):
+                    f.write("%.3f %.2f %s %s %d\n" % (t, latency, vid, cls, in_outage))
         broker.stop()
         return 0 if missing == 0 and out_of_order == 0 else 1
     finally:
@@ -247,6 +268,7 @@ def main():
     r.add_argument("--no-restart", action="store_true")
     r.add_argument("--build", default="release")
     r.add_argument("--stepwised")
+    r.add_argument("--samples")
     c = sp.add_parser("cost")
     c.add_argument("--speed", type=float, default=10)
     c.add_argument("--build", default="release")
