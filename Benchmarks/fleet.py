@@ -7,15 +7,19 @@ library only; needs mosquitto and mosquitto-clients).
       Starts a broker on a free loopback port (its own config and folder), a durable
       dispatcher (mosquitto_sub -V 5 -c, QoS 1, every message stamped with its receive time by
       -F %U), then N `stepwised --mqtt` replays of Simulations/001-marais-drive at SPEED times
-      real time, each its own vehicle and state directory. Midway the broker is stopped
-      (SIGTERM) and started again 2 s later. Prints key=value lines:
+      real time, each its own vehicle and state directory, reading its track from standard
+      input. The tracks are written once every vehicle is connected (startup_s: from the
+      first start until then), so that the drives run on a fleet that is up, as on the road,
+      rather than on 100 processes starting at once on this machine's cores (measured as it
+      was: nearly every latency above 50 ms fell in those first seconds). Midway the broker
+      is stopped (SIGTERM) and started again 2 s later. Prints key=value lines:
         events / received / missing / out_of_order (after dedupe by boot and seq, per vehicle,
         compared with each daemon's stdout), duplicates, and the latency from the event on the
         daemon's stdout to the dispatcher (p50, p99, max, in ms). Events published from 1 s
-        before the broker went down until 30 s after it was back are left out of the latency
-        (they wait for the broker by design) and measured apart: outage_events, and
-        outage_catchup_s, from the broker's return until the last of them reached the
-        dispatcher. --samples writes one line per event: seconds since the start, latency in ms,
+        before the broker went down until 10 s after it was back are left out of the latency
+        (they wait for the broker and the reconnects by design) and measured apart:
+        outage_events, outage_p50_ms / outage_max_ms, and outage_catchup_s, from the broker's
+        return until the last event published before it reached the dispatcher. --samples writes one line per event: seconds since the start, latency in ms,
         vehicle, class, and whether it was in the outage window.
 
   fleet.py cost [--speed 10]
@@ -110,6 +114,10 @@ def percentile(values, p):
 
 def run(args):
     work = tempfile.mkdtemp(prefix="stepwise-fleet-")
+    # mosquitto, started as root, runs as user mosquitto: it must reach its log and database.
+    os.chmod(work, 0o755)
+    started_procs = []
+    broker = None
     try:
         os.mkdir(os.path.join(work, "broker"))
         broker = Broker(os.path.join(work, "broker"))
@@ -119,6 +127,7 @@ def run(args):
             ["mosquitto_sub", "-h", "127.0.0.1", "-p", str(broker.port), "-V", "5", "-c",
              "-i", "dispatcher", "-x", "3600", "-q", "1", "-t", "stepwise/+/events",
              "-F", "%U %t %p"], stdout=sub_out, stderr=subprocess.DEVNULL)
+        started_procs.append(sub)
         time.sleep(0.5)
         stepwised = binary(args.build, "stepwised", args.stepwised)
         started = time.time()
@@ -128,12 +137,34 @@ def run(args):
             p = subprocess.Popen(
                 [stepwised, "--route", ROUTE, "--json", "--replay-speed", str(args.speed),
                  "--state-dir", os.path.join(work, "state-" + vid), "--mqtt", url,
-                 "--vehicle", vid, TRACK],
-                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+                 "--vehicle", vid, "-"],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            started_procs.append(p)
             lines = []
             t = threading.Thread(target=reader, args=(p, lines), daemon=True)
             t.start()
             daemons.append((vid, p, lines, t))
+        wanted = set(" as %s " % vid for vid, _, _, _ in daemons)
+        end = time.time() + 120
+        while time.time() < end:
+            with open(os.path.join(broker.folder, "mosquitto.log"), errors="replace") as f:
+                log = f.read()
+            if all(w in log for w in wanted):
+                break
+            time.sleep(0.2)
+        else:
+            sys.exit("fleet: not every vehicle connected within 120 s")
+        startup = time.time() - started
+        with open(TRACK, "rb") as f:
+            track = f.read()
+
+        def feed(p):
+            p.stdin.write(track)
+            p.stdin.close()
+        feeders = [threading.Thread(target=feed, args=(p,), daemon=True) for _, p, _, _ in daemons]
+        started = time.time()
+        for t in feeders:
+            t.start()
         outage = None
         if not args.no_restart:
             time.sleep(130.0 / args.speed)
@@ -186,6 +217,8 @@ def run(args):
         latencies = []
         outage_events = 0
         outage_last = None
+        outage_latencies = []
+        early = 0
         samples = []
         for vid, lines in expected.items():
             got = received.get(vid, [])
@@ -199,16 +232,23 @@ def run(args):
                     out_of_order += 1
                     continue
                 latency = (got[i][0] - ts) * 1000
-                in_outage = bool(outage and outage[0] - 1 <= ts <= outage[1] + 30)
+                in_outage = bool(outage and outage[0] - 1 <= ts <= outage[1] + 10)
                 samples.append((ts - started, latency, vid, want.get("class"), in_outage))
+                if ts < started:
+                    early += 1
+                    continue
                 if in_outage:
                     outage_events += 1
-                    outage_last = max(outage_last or 0, got[i][0])
+                    outage_latencies.append(latency)
+                    if ts <= outage[1]:
+                        outage_last = max(outage_last or 0, got[i][0])
                     continue
                 latencies.append(latency)
         print("vehicles=%d" % args.vehicles)
         print("speed=%s" % args.speed)
         print("broker_restarted=%s" % ("no" if args.no_restart else "yes"))
+        print("startup_s=%.1f" % startup)
+        print("events_before_start=%d" % early)
         print("events=%d" % total)
         print("received=%d" % count)
         print("duplicates=%d" % dups)
@@ -221,6 +261,8 @@ def run(args):
         if outage:
             print("outage_s=%.1f" % (outage[1] - outage[0]))
             print("outage_events=%d" % outage_events)
+            print("outage_p50_ms=%.1f" % percentile(outage_latencies, 50))
+            print("outage_max_ms=%.1f" % (max(outage_latencies) if outage_latencies else 0))
             print("outage_catchup_s=%.1f" % (max(0, (outage_last or outage[1]) - outage[1])))
         if args.samples:
             with open(args.samples, "w") as f:
@@ -229,6 +271,11 @@ def run(args):
         broker.stop()
         return 0 if missing == 0 and out_of_order == 0 else 1
     finally:
+        # Whatever stopped the run, end what it started, by pid.
+        for p in started_procs + ([broker.proc] if broker and broker.proc else []):
+            if p.poll() is None:
+                p.kill()
+                p.wait()
         shutil.rmtree(work, ignore_errors=True)
 
 

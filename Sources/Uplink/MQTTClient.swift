@@ -13,9 +13,12 @@ import Synchronization
 /// The thread is ours, not `mosquitto_loop_start`'s: libmosquitto's own loop gives up, silently
 /// and for good, after an error it counts as fatal (a TLS handshake that fails on the network
 /// thread, a refused CONNACK), and sleeps through its back-off where nothing can wake it. Here
-/// every failure, whatever its kind, is retried after the same quadratic back-off
+/// every failure, whatever its kind, is retried after the same back-off
 /// (``Options/reconnectDelay``), counted from the last accepted connect, in a wait that
 /// ``close()`` ends at once; ``lastFailure`` keeps what libmosquitto said about the last one.
+/// The back-off doubles (libmosquitto's own grows quadratically, 1, 4, 9 s: a two-second broker
+/// restart kept vehicles away for five) and is jittered, so that a fleet that lost its broker
+/// at once does not come back in one burst.
 ///
 /// Callbacks run on the network thread and only hand over to ``Handlers`` (which must return
 /// at once). The C callbacks are created in this nonisolated type, never in `@MainActor` code:
@@ -43,9 +46,9 @@ public final class MQTTClient: @unchecked Sendable {
     public var persistent = true
     /// Messages sent before waiting for acknowledgements.
     public var sendMaximum: Int32 = 20
-    /// Reconnect delays, in seconds: the first and the largest.
-    /// libmosquitto waits first × (n+1)² before attempt n+1, so (1, 30) retries after 1, 4,
-    /// 9, 16, 25, then every 30 seconds.
+    /// Reconnect delays, in seconds: the first and the largest. The n-th failure in a row waits
+    /// first × 2ⁿ⁻¹, at most the largest, so (1, 30) retries after 1, 2, 4, 8, 16, then every
+    /// 30 seconds; each wait is shortened by a random part of up to ``reconnectJitter``.
     public var reconnectDelay: (first: UInt32, maximum: UInt32) = (1, 30)
     public var will: (topic: String, payload: [UInt8])?
 
@@ -129,10 +132,6 @@ public final class MQTTClient: @unchecked Sendable {
       try check(
         mosquitto_tls_set(m, tls.caFile, nil, tls.certificate, tls.key, nil), "mosquitto_tls_set")
     }
-    try check(
-      mosquitto_reconnect_delay_set(
-        m, options.reconnectDelay.first, options.reconnectDelay.maximum, true),
-      "mosquitto_reconnect_delay_set")
     try check(mosquitto_threaded_set(m, true), "mosquitto_threaded_set")
     Self.installCallbacks(m)
   }
@@ -247,12 +246,23 @@ public final class MQTTClient: @unchecked Sendable {
         f += 1
         return f
       }
-      let first = Double(options.reconnectDelay.first)
-      let delay = min(Double(options.reconnectDelay.maximum), first * Double(n * n))
+      let delay = Self.backOff(failures: n, options.reconnectDelay)
       if wake.wait(timeout: .now() + delay) == .success { continue }
       rc = mosquitto_reconnect(handle)
       if rc != MOSQ_ERR_SUCCESS.rawValue { noteFailure(rc) }
     }
+  }
+
+  /// The largest part of a reconnect wait taken off at random.
+  public static let reconnectJitter = 0.5
+
+  /// Seconds to wait after the `failures`-th failure in a row (from 1).
+  public static func backOff(
+    failures: Int, _ delay: (first: UInt32, maximum: UInt32),
+    random: Double = Double.random(in: 0..<1)
+  ) -> Double {
+    let doubled = Double(delay.first) * Double(1 << min(max(failures - 1, 0), 20))
+    return min(Double(delay.maximum), doubled) * (1 - reconnectJitter * random)
   }
 
   /// Milliseconds libmosquitto's loop waits for the socket before its housekeeping (PINGs);

@@ -91,7 +91,13 @@ struct FleetCommandMemoryTests {
       broker, scratch, ["--mqtt-commands", "--replay-speed", "4", track])
     let first = try FleetUplinkTests.stepwised(arguments, scratch: scratch, tag: "a")
     defer { first.killGroup() }
-    try #require(waitUntil(timeout: 10) { broker.log.contains(" as veh1 ") }, "\(first.stderr)")
+    // The retained state goes out after the subscription to command, on the same connection:
+    // once it is there, a command reaches the vehicle (a new session keeps nothing before).
+    try #require(
+      waitUntil(timeout: 10) {
+        let r = try? retainedMessages(broker, ["stepwise/veh1/state"], scratch: scratch)
+        return r?["stepwise/veh1/state"] != nil
+      }, "\(first.stderr)")
     let select = #"{"cmd":"select","routeIndex":0,"id":"k1"}"#
     try Self.send(broker, select)
     try #require(waitUntil(timeout: 10) { Self.replies(sub).count == 1 }, "\(first.stderr)")
