@@ -2,16 +2,18 @@
 """The fleet uplink under load: N stepwised replays publishing into one mosquitto (standard
 library only; needs mosquitto and mosquitto-clients).
 
-  fleet.py run [--vehicles 100] [--speed 4] [--no-restart] [--build release|debug]
-               [--stepwised PATH] [--samples FILE]
+  fleet.py run [--vehicles 100] [--speed 4] [--spread 1] [--no-restart]
+               [--build release|debug] [--stepwised PATH] [--samples FILE]
       Starts a broker on a free loopback port (its own config and folder), a durable
       dispatcher (mosquitto_sub -V 5 -c, QoS 1, every message stamped with its receive time by
       -F %U), then N `stepwised --mqtt` replays of Simulations/001-marais-drive at SPEED times
       real time, each its own vehicle and state directory, reading its track from standard
-      input. The tracks are written once every vehicle is connected (startup_s: from the
-      first start until then), so that the drives run on a fleet that is up, as on the road,
-      rather than on 100 processes starting at once on this machine's cores (measured as it
-      was: nearly every latency above 50 ms fell in those first seconds). Midway the broker
+      input. The tracks are fed once every vehicle is connected (startup_s: from the first
+      start until then), one epoch at a time as receivers deliver fixes, vehicle i starting
+      i/N of SPREAD seconds after the first, so that the drives run on a fleet that is up, as
+      on the road, rather than on N processes starting and decoding whole tracks at once on
+      this machine's cores (measured that way, every latency above 50 ms fell in those first
+      seconds; with all N in step, every maneuver of the fleet falls in the same instant). Midway the broker
       is stopped (SIGTERM) and started again 2 s later. Prints key=value lines:
         events / received / missing / out_of_order (after dedupe by boot and seq, per vehicle,
         compared with each daemon's stdout), duplicates, and the latency from the event on the
@@ -46,6 +48,10 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROUTE = os.path.join(ROOT, "Simulations/001-marais-drive/route.json")
 TRACK = os.path.join(ROOT, "Simulations/001-marais-drive/drive.nmea")
+
+
+# Seconds before the daemon's pacing wants an epoch that the run writes it to the daemon.
+FEED_LEAD = 0.1
 
 
 def free_port():
@@ -155,16 +161,39 @@ def run(args):
         else:
             sys.exit("fleet: not every vehicle connected within 120 s")
         startup = time.time() - started
+        # Each epoch (from one $GPRMC to the next) a little before the daemon's own pacing
+        # (SPEED times its time stamps) wants it, as a receiver delivers them; vehicle i starts
+        # i/N of --spread seconds after the first, so that every maneuver of the whole fleet
+        # falls within that spread (one second by default: bursts of N events a second).
+        epochs = []
         with open(TRACK, "rb") as f:
-            track = f.read()
+            for line in f:
+                if line.startswith(b"$GPRMC") or not epochs:
+                    stamp = None
+                    if line.startswith(b"$GPRMC"):
+                        h = line.split(b",")[1]
+                        stamp = int(h[0:2]) * 3600 + int(h[2:4]) * 60 + float(h[4:])
+                    epochs.append([stamp, b""])
+                epochs[-1][1] += line
+        first = next(e[0] for e in epochs if e[0] is not None)
 
-        def feed(p):
-            p.stdin.write(track)
-            p.stdin.close()
-        feeders = [threading.Thread(target=feed, args=(p,), daemon=True) for _, p, _, _ in daemons]
+        schedule = sorted(
+            (((stamp or first) - first) / args.speed + i * args.spread / len(daemons), i, chunk)
+            for i in range(len(daemons)) for stamp, chunk in epochs)
+
+        def feed():
+            for due, i, chunk in schedule:
+                delay = started + due - FEED_LEAD - time.time()
+                if delay > 0:
+                    time.sleep(delay)
+                p = daemons[i][1]
+                p.stdin.write(chunk)
+                p.stdin.flush()
+            for _, p, _, _ in daemons:
+                p.stdin.close()
+        feeder = threading.Thread(target=feed, daemon=True)
         started = time.time()
-        for t in feeders:
-            t.start()
+        feeder.start()
         outage = None
         if not args.no_restart:
             time.sleep(130.0 / args.speed)
@@ -316,6 +345,7 @@ def main():
     r.add_argument("--build", default="release")
     r.add_argument("--stepwised")
     r.add_argument("--samples")
+    r.add_argument("--spread", type=float, default=1.0)
     c = sp.add_parser("cost")
     c.add_argument("--speed", type=float, default=10)
     c.add_argument("--build", default="release")
