@@ -27,7 +27,7 @@ import Synchronization
 /// Invariant behind `@unchecked Sendable`: `handle` is set once in `init` and only destroyed in
 /// `deinit`, after ``close()`` joined the network thread; libmosquitto itself is thread-safe
 /// (built with threads, and told so by `mosquitto_threaded_set`), so the methods may be called
-/// from any thread; `thread` is touched only in ``start(onFirstFailure:)`` and ``close()``.
+/// from any thread.
 public final class MQTTClient: @unchecked Sendable {
   /// Where to connect and how.
   public struct Options: Sendable {
@@ -102,7 +102,7 @@ public final class MQTTClient: @unchecked Sendable {
   private let closing = Atomic<Bool>(false)
   /// Ends a back-off wait early (``close()``).
   private let wake = DispatchSemaphore(value: 0)
-  private var thread: pthread_t?
+  private let thread = Mutex<pthread_t?>(nil)
   /// libmosquitto's last error code and last error or warning line (its log: OpenSSL's reason
   /// for a failed handshake is only said there), since the last accepted connect.
   private let failure = Mutex<(code: Int32?, log: String?)>((nil, nil))
@@ -187,7 +187,7 @@ public final class MQTTClient: @unchecked Sendable {
   /// once: the first connect (name lookup and TCP, which can take seconds on a dead cellular
   /// link) runs there too. A connect that fails at once is also told to `onFirstFailure`.
   public func start(onFirstFailure: @escaping @Sendable (Failure) -> Void) {
-    guard thread == nil else { return }
+    guard thread.withLock({ $0 == nil }) else { return }
     let context = Unmanaged.passRetained(
       Box { [self] in networkLoop(onFirstFailure: onFirstFailure) }
     ).toOpaque()
@@ -200,7 +200,7 @@ public final class MQTTClient: @unchecked Sendable {
         return nil
       }, context)
     if r == 0 {
-      thread = t
+      thread.withLock { $0 = t }
     } else {
       Unmanaged<Box>.fromOpaque(context).release()
       noteFailure(MOSQ_ERR_ERRNO.rawValue)
@@ -321,8 +321,12 @@ public final class MQTTClient: @unchecked Sendable {
     closing.store(true, ordering: .releasing)
     mosquitto_disconnect_v5(handle, 4, nil)
     wake.signal()
-    if let t = thread { pthread_join(t, nil) }
-    thread = nil
+    if let t = thread.withLock({ t -> pthread_t? in
+      defer { t = nil }
+      return t
+    }) {
+      pthread_join(t, nil)
+    }
   }
 
   /// The text of an MQTT 5 reason code (CONNACK, DISCONNECT).
