@@ -30,6 +30,8 @@ public final class Journal {
   private var fileBytes = 0
   private var buffer: [UInt8] = []
   private var nextID: UInt64 = 1
+  /// Bytes were written since the last `fdatasync`.
+  private var unsynced = false
   /// The first write error since the last success, reported once.
   public private(set) var failure: SystemError?
 
@@ -102,7 +104,7 @@ public final class Journal {
   }
 
   /// Writes what was appended since the last call and, when `durable`, waits for the disk
-  /// (`fdatasync`); rewrites the file when it has grown too large.
+  /// (`fdatasync`) for everything written so far; rewrites the file when it has grown too large.
   ///
   /// Returns whether everything is on disk (a failure is kept in ``failure`` and retried at the
   /// next call).
@@ -114,13 +116,18 @@ public final class Journal {
       if fileBytes + buffer.count > threshold {
         buffer.removeAll(keepingCapacity: true)
         try rewrite()
+        unsynced = false
       } else if !buffer.isEmpty {
         try write(buffer)
         fileBytes += buffer.count
         buffer.removeAll(keepingCapacity: true)
-        if durable && fdatasync(fd) != 0 {
+        unsynced = true
+      }
+      if durable && unsynced {
+        if fdatasync(fd) != 0 {
           throw SystemError(errno: errno, function: "fdatasync", subject: path)
         }
+        unsynced = false
       }
       failure = nil
       return true

@@ -116,6 +116,8 @@ public final class SubscriberServer: @unchecked Sendable {
   private var scratch = [UInt8](repeating: 0, count: 64 << 10)
   private var shuttingDown = false
   private var shutdownDone: DispatchSemaphore?
+  /// Told of the events the server makes itself (``observeOwnEvents(_:)``).
+  private var ownEventObservers: [@Sendable (JSONObject) -> Void] = []
 
   /// Creates a server on `listener` and starts accepting.
   ///
@@ -179,6 +181,14 @@ public final class SubscriberServer: @unchecked Sendable {
         runBacklog(c)
       }
     }
+  }
+
+  /// Tells `observer` of each event the server makes itself rather than the engine
+  /// (`CANCELLED` after a `cancel`), without `seq`, as it publishes it: after every event the
+  /// engine published before carrying the command out. Runs on the server's queue; must return
+  /// at once. Must not be called on the server's queue.
+  public func observeOwnEvents(_ observer: @escaping @Sendable (JSONObject) -> Void) {
+    queue.sync { ownEventObservers.append(observer) }
   }
 
   // MARK: Publishing (any thread)
@@ -746,6 +756,7 @@ public final class SubscriberServer: @unchecked Sendable {
         cancelled.append("class", "CANCELLED")
         if let t = state.time { cancelled.append("time", .string(t)) }
         publish(cancelled)
+        for observer in ownEventObservers { observer(cancelled) }
         drain()
         reply = Reply.object(for: request)
       case .reroute:
