@@ -1,11 +1,13 @@
 import CommandLineSupport
 import Daemon
 import Dispatch
+import Events
 import Geodesy
 import Glibc
 import Guidance
 import JSON
 import POSIX
+import Subscribers
 import Synchronization
 import Wire
 
@@ -266,6 +268,8 @@ public final class MQTTUplink: EventSink, DaemonAttachment, @unchecked Sendable 
       if case .progress = e.kind { progressTime = e.time }
     case .source(let s):
       object = EventEncoder.object(s)
+    case .cancelled:
+      return
     }
     let stamped = Self.stamp(object, seq: p.seq, boot: boot)
     state.apply(stamped)

@@ -3,8 +3,8 @@ public import Guidance
 public import JSON
 import Routes
 
-/// Turns navigation events into the JSON objects of `docs/events.md` (and, later, of the socket
-/// protocol): one object per event with `class` and `time`.
+/// Turns navigation events into the JSON objects of `docs/events.md` and of the socket protocol:
+/// one object per event with `class` and `time`.
 public enum EventEncoder {
   /// The JSON object for `event`. Unknown values are omitted, never `null`.
   public static func object(_ event: NavigationEvent) -> JSONObject {

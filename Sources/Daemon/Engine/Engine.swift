@@ -1,8 +1,10 @@
+public import Events
 import Geodesy
 import Glibc
 public import Guidance
 import POSIX
 public import Routes
+import Subscribers
 import Synchronization
 import Wire
 
@@ -21,8 +23,8 @@ public final class EngineHeartbeat: Sendable {
 ///
 /// No actor wraps the session: a single loop gives ordering for free and has no reentrancy.
 /// Everything else talks to the engine through its input stream (fix sources, the live
-/// ticker, later the socket's commands and the watchdog's probe) and listens through the
-/// ``EventPublisher``.
+/// ticker, the socket's commands, router answers and the watchdog's probe) and listens through
+/// the ``EventPublisher``.
 public struct Engine {
   /// The session being guided; `nil` after a `cancel`.
   public private(set) var session: NavigationSession?
@@ -55,6 +57,8 @@ public struct Engine {
   private var lastDocument: RouteDocument?
   /// The events of a batch of fixes, kept to reuse its storage.
   private var batch: [NavigationEvent] = []
+  /// The revision of the newest route applied (``NavigationSession/routeRevision``).
+  private var revision: Int
 
   public init(
     session: NavigationSession?, publisher: EventPublisher,
@@ -62,6 +66,7 @@ public struct Engine {
     clock: any PacingClock = SystemClock(), utcNow: @escaping @Sendable () -> Double = UTCClock.now
   ) {
     self.session = session
+    revision = session?.routeRevision ?? 0
     self.publisher = publisher
     self.heartbeat = heartbeat
     self.clock = clock
@@ -137,9 +142,11 @@ public struct Engine {
           guard let document = session?.document ?? lastDocument else {
             throw WireError(.noRoute, "no route is loaded")
           }
-          session = try build(document, index)
+          session = try build(document, index, .select)
         case .load(let document, let index):
-          session = try build(document, index)
+          session = try build(document, index, .load)
+        case .reload(let document, let index):
+          session = try build(document, index, .reload)
         case .cancel:
           if let s = session { lastDocument = s.document }
           session = nil
@@ -149,6 +156,17 @@ public struct Engine {
             throw WireError(.unavailable, "reroute: this daemon has no router (--router URL)")
           }
           rerouter?.requestNow()
+          reply(.success(()))
+          return
+        case .skip:
+          guard let s = session else { throw WireError(.noRoute, "no route is being followed") }
+          guard rerouter != nil else {
+            throw WireError(.unavailable, "skip: this daemon has no router (--router URL)")
+          }
+          guard rerouter?.skipNextWaypoint(of: s) == true else {
+            throw WireError(
+              .noWaypoint, "skip: the route has no waypoint left before its destination")
+          }
           reply(.success(()))
           return
         }
@@ -191,6 +209,7 @@ public struct Engine {
   private mutating func replace(with next: NavigationSession?) {
     guard let next else { return }
     session = next
+    revision = max(revision, next.routeRevision)
     observer?.sessionChanged(next)
     rerouted?(next)
   }
@@ -200,9 +219,16 @@ public struct Engine {
     if anchor == nil || time >= (anchor?.fixTime ?? 0) { anchor = (time, clock.now()) }
   }
 
-  private func build(_ document: RouteDocument, _ index: Int) throws -> NavigationSession {
+  /// A session for another route: the next revision, published with `reason`.
+  private mutating func build(_ document: RouteDocument, _ index: Int, _ reason: RouteReason)
+    throws -> NavigationSession
+  {
     guard let makeSession else { throw WireError(.unavailable, "this engine cannot change routes") }
-    return try makeSession(document, index)
+    var next = try makeSession(document, index)
+    revision += 1
+    next.routeRevision = revision
+    next.routeReason = reason
+    return next
   }
 
   /// The current time on the fix clock, once a fix has come: seconds since 1970.
