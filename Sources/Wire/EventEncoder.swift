@@ -30,6 +30,8 @@ public enum EventEncoder {
       o.append("steps", .number(Double(r.steps)))
       o.append("source", .string(r.source))
       o.append("destination", .string(r.destination))
+      o.append("reason", .string(r.reason.rawValue))
+      o.append("revision", .number(Double(r.revision)))
     case .announce(let a):
       o.append("class", "ANNOUNCE")
       o.append("time", .string(UTCTime.iso8601(event.time)))

@@ -26,6 +26,8 @@ enum EventLineWriter {
       integerMember("steps", r.steps, into: &out)
       stringMember("source", r.source, into: &out)
       stringMember("destination", r.destination, into: &out)
+      stringMember("reason", r.reason.rawValue, into: &out)
+      integerMember("revision", r.revision, into: &out)
     case .announce(let a):
       head("ANNOUNCE", event.time, seq, into: &out)
       integerMember("step", a.step, into: &out)
