@@ -7,6 +7,9 @@ public import Wire
 public enum PublishedEvent: Sendable, Equatable {
   case navigation(NavigationEvent)
   case source(SourceEvent)
+  /// Where rerouting stands changed (`REROUTE`). Standard output does not print it: guidance
+  /// on standard output is the same with a router that is down as without one.
+  case rerouting(ReroutingEvent)
   /// Guidance was stopped (`CANCELLED`); `time` is the last event's. Standard output does not
   /// print it: it is an answer to a subscriber's command, not something guidance did.
   case cancelled(time: Double?)
@@ -15,6 +18,7 @@ public enum PublishedEvent: Sendable, Equatable {
   public var className: String {
     switch self {
     case .source: "SOURCE"
+    case .rerouting: "REROUTE"
     case .cancelled: "CANCELLED"
     case .navigation(let e):
       switch e.kind {
@@ -72,6 +76,7 @@ private final class EncodedLine: Sendable {
       switch event {
       case .navigation(let e): line = EventLine(e, seq: seq)
       case .source(let s): line = EventLine(s, seq: seq)
+      case .rerouting(let r): line = EventLine(r, seq: seq)
       case .cancelled(let t): line = EventLine(cancelledAt: t, seq: seq)
       }
       cached = line

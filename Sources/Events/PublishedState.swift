@@ -30,6 +30,8 @@ public struct PublishedState: Sendable {
   public var arrived = false
   /// The last `SOURCE` event (live fix sources only).
   public var source: Publication?
+  /// Where rerouting stands, from the last `REROUTE`; `nil` while idle.
+  public var rerouting: ReroutingEvent.Status?
   /// The `seq` of the last `ROUTE`.
   public internal(set) var lastRouteSeq: UInt64 = 0
 
@@ -42,6 +44,9 @@ public struct PublishedState: Sendable {
     case .source(let s):
       time = s.time
       source = p
+    case .rerouting(let r):
+      time = r.time
+      rerouting = r.status == .idle ? nil : r.status
     case .cancelled:
       beginGuidance(routeIndex: routeIndex)
       guiding = false
@@ -96,6 +101,7 @@ public struct PublishedState: Sendable {
     g.progress = progress.map(Self.object)
     g.announce = announce.map(Self.object)
     g.source = source.map(Self.object)
+    g.reroute = rerouting?.rawValue
     return g.object
   }
 

@@ -61,7 +61,7 @@ public final class StreamSink: EventSink {
   /// Whether this format prints `publication` at all.
   private func prints(_ publication: Publication) -> Bool {
     switch publication.event {
-    case .cancelled: return false
+    case .cancelled, .rerouting: return false
     case .navigation(let e):
       if case .readable(false) = format { return !Self.isProgress(e) }
       return true
@@ -80,7 +80,7 @@ public final class StreamSink: EventSink {
     switch publication.event {
     case .navigation(let e): out.append(contentsOf: EventEncoder.readableLine(e).utf8)
     case .source(let s): out.append(contentsOf: EventEncoder.readableLine(s).utf8)
-    case .cancelled: return
+    case .cancelled, .rerouting: return
     }
     out.append(0x0A)
   }

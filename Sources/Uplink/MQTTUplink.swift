@@ -268,7 +268,7 @@ public final class MQTTUplink: EventSink, DaemonAttachment, @unchecked Sendable 
       if case .progress = e.kind { progressTime = e.time }
     case .source(let s):
       object = EventEncoder.object(s)
-    case .cancelled:
+    case .cancelled, .rerouting:
       return
     }
     let stamped = Self.stamp(object, seq: p.seq, boot: boot)

@@ -27,6 +27,13 @@ public struct EventLine: Sendable, Equatable {
     self.init(out)
   }
 
+  /// The line of a `REROUTE` event.
+  public init(_ event: ReroutingEvent, seq: UInt64) {
+    var out: [UInt8] = []
+    EventLineWriter.write(event, seq: seq, into: &out)
+    self.init(out)
+  }
+
   /// The line of a `CANCELLED` event; `time` is the last event's, when there was one.
   public init(cancelledAt time: Double?, seq: UInt64) {
     var out: [UInt8] = []

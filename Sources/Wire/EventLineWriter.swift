@@ -80,6 +80,13 @@ enum EventLineWriter {
     out.append(0x7D)
   }
 
+  /// Appends the JSON object of a `REROUTE` event (no newline).
+  static func write(_ event: ReroutingEvent, seq: UInt64? = nil, into out: inout [UInt8]) {
+    head("REROUTE", event.time, seq, into: &out)
+    stringMember("status", event.status.rawValue, into: &out)
+    out.append(0x7D)
+  }
+
   // MARK: - Members
 
   /// `{"class":"NAME","time":"…"` (class names need no escaping), and `,"seq":N` when given:

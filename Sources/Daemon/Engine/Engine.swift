@@ -3,6 +3,7 @@ import Geodesy
 import Glibc
 public import Guidance
 import POSIX
+import Rerouting
 public import Routes
 import Subscribers
 import Synchronization
@@ -59,6 +60,8 @@ public struct Engine {
   private var batch: [NavigationEvent] = []
   /// The revision of the newest route applied (``NavigationSession/routeRevision``).
   private var revision: Int
+  /// Where rerouting stood in the last `REROUTE` published.
+  private var reroutingPublished = RerouteStatus.idle
 
   public init(
     session: NavigationSession?, publisher: EventPublisher,
@@ -111,6 +114,7 @@ public struct Engine {
         var list = session?.ingest(fix) ?? []
         reroute(after: fix, into: &list)
         publish(list)
+        publishRerouting(time: fix.time)
       }
     case .fixes(let fixes):
       var list = batch
@@ -125,6 +129,7 @@ public struct Engine {
       if !fixes.isEmpty { advanceAnchor(to: newest) }
       publish(list)
       batch = list
+      if !fixes.isEmpty { publishRerouting(time: newest) }
     case .silence(let time):
       if session != nil { publish(session?.silence(at: time) ?? []) }
     case .tick:
@@ -183,6 +188,7 @@ public struct Engine {
       rerouter = r
       replace(with: next)
       publish(list)
+      publishRerouting(time: fixClockNow() ?? utcNow())
     case .probe:
       probes += 1
       #if DEBUG
@@ -235,6 +241,16 @@ public struct Engine {
   public func fixClockNow() -> Double? {
     guard let a = anchor else { return nil }
     return a.fixTime + max(0, clock.now() - a.monotonic)
+  }
+
+  /// Publishes `REROUTE` when where rerouting stands changed (the watch view shows it).
+  private mutating func publishRerouting(time: Double) {
+    guard let status = rerouter?.status, status != reroutingPublished,
+      let wire = ReroutingEvent.Status(rawValue: status.rawValue)
+    else { return }
+    reroutingPublished = status
+    events += 1
+    publisher.publish(.rerouting(ReroutingEvent(time: time, status: wire)))
   }
 
   private mutating func publish(_ list: [NavigationEvent]) {
