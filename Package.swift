@@ -69,7 +69,7 @@ let package = Package(
     .target(
       name: "Subscribers",
       dependencies: [
-        "CommandLineSupport", "Events", "Guidance", "JSON", "POSIX", "RouteFiles", "Routes", "Wire",
+        "CommandLineSupport", "Events", "JSON", "POSIX", "RouteFiles", "Routes", "Wire",
       ],
       swiftSettings: swiftSettings),
     .target(

@@ -1,7 +1,6 @@
 import Dispatch
 public import Events
 import Glibc
-public import Guidance
 import JSON
 import POSIX
 import RouteFiles
@@ -173,13 +172,6 @@ public final class SubscriberServer: @unchecked Sendable {
         runBacklog(c)
       }
     }
-  }
-
-  // MARK: Publishing (any thread)
-
-  /// Publishes a navigation event through the server's publisher.
-  public func publish(_ event: NavigationEvent) {
-    publisher.publish([event])
   }
 
   /// Tells the server which document is loaded and which alternative is followed, for `routes`

@@ -6,6 +6,11 @@ import Subscribers
 @testable import Guidance
 
 extension SubscriberServer {
+  /// Publishes a navigation event through the server's own publisher, as the engine would.
+  func publish(_ event: NavigationEvent) {
+    publisher.publish([event])
+  }
+
   /// Publishes a hand-written event object (`STEP`, `ANNOUNCE`, `OFFROUTE`, `ONROUTE`) as the
   /// typed event it stands for, so client tests can script a stream event by event.
   func publish(_ object: JSONObject) {
