@@ -85,6 +85,7 @@ public struct WatchView: Sendable {
     } else if state.onRoute == true {
       status.append("on route")
     }
+    if let r = state.reroute.flatMap(Self.reroutingLabel) { status.append(r) }
     lines.append("  " + status.joined(separator: " · "))
     if let said = state.announce?["text"]?.stringValue {
       lines.append("  “" + said + "”")
@@ -121,7 +122,7 @@ public struct WatchView: Sendable {
       body = "\(n("distance")) m from the route"
     case "ARRIVED":
       body = "\(n("distance")) m from the end of the route"
-    case "GPS", "SOURCE":
+    case "GPS", "SOURCE", "REROUTE":
       body = [o["status"]?.stringValue, o["source"]?.stringValue, o["reason"]?.stringValue]
         .compactMap { $0 }.joined(separator: " ")
     case "STATE":
@@ -132,12 +133,23 @@ public struct WatchView: Sendable {
       if let on = s.onRoute { parts.append(on ? "on route" : "off route") }
       if let g = s.gps { parts.append("GPS \(g)") }
       if s.arrived { parts.append("arrived") }
+      if let r = s.reroute.flatMap(reroutingLabel) { parts.append(r) }
       body = parts.joined(separator: ", ")
     default:
       body = o.members.filter { !["class", "time", "seq"].contains($0.key) }
         .map { "\($0.key)=\(JSONWriter.string($0.value))" }.joined(separator: " ")
     }
     return "\(time) \(padded) \(body)".trimmingTrailingSpaces()
+  }
+
+  /// What the view says for a `reroute` state: the router asked, unreachable, or no road near.
+  static func reroutingLabel(_ status: String) -> String? {
+    switch status {
+    case "rerouting": "Rerouting…"
+    case "noRouter": "No router"
+    case "offNetwork": "Off the network"
+    default: nil
+    }
   }
 
   /// A bar of `width` cells, `fraction` of them full, with eighth-cell resolution.

@@ -39,6 +39,10 @@ public struct RouteSummary: Sendable, Equatable {
   public var steps: Int
   public var source: String
   public var destination: String
+  /// Why this route is followed.
+  public var reason: RouteReason = .start
+  /// Grows by one with each route applied (select, load, reload, reroute); 0 for the first.
+  public var revision = 0
 }
 
 /// Where the vehicle is on the route, after one fix.

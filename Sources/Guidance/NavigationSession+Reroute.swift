@@ -10,7 +10,8 @@ extension NavigationSession {
   /// vehicle left it (``offRoute`` says when they are).
   public var offRouteSuspected: Bool { !offRoute && detector.suspecting }
 
-  /// The revision of the route: 0 for the route guidance started with, n after n reroutes.
+  /// The revision of the route: 0 for the route guidance started with, n after n routes applied
+  /// since (select, load, reload, reroute).
   ///
   /// Announcement ids of revision n > 0 carry `v<n>`, so they never collide with earlier ones.
   public var routeRevision: Int {
@@ -39,6 +40,7 @@ extension NavigationSession {
       document: document, routeIndex: 0, phrasing: phrasing, configuration: configuration)
     next.started = true
     next.revision = revision
+    next.routeReason = .reroute
     next.rerouted = announce
     next.speed = speed
     next.fixInterval = fixInterval

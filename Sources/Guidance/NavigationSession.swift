@@ -76,8 +76,11 @@ public struct NavigationSession: Sendable {
   private(set) public var announcementCount = 0
 
   var scheduler: AnnouncementScheduler
-  /// The route's revision: 0 for the route guidance started with, n for the n-th reroute.
+  /// The route's revision: 0 for the route guidance started with, n for the n-th route applied
+  /// since (select, load, reload, reroute).
   var revision = 0
+  /// Why this route is followed (the `ROUTE` event's `reason`).
+  public var routeReason = RouteReason.start
   /// Set on a session that replaces its route while driving: no departure announcement, and when
   /// true a "new route" announcement at the first fix.
   var rerouted: Bool?
@@ -106,7 +109,8 @@ public struct NavigationSession: Sendable {
       name: route.name, routeIndex: routeIndex, distance: route.distance,
       expectedTravelTime: route.expectedTravelTime, transportType: route.transportType,
       hasTolls: route.hasTolls, hasHighways: route.hasHighways, steps: route.steps.count,
-      source: document.source.name, destination: document.destination.name)
+      source: document.source.name, destination: document.destination.name,
+      reason: routeReason, revision: revision)
   }
 
   var lastStep: Int { route.steps.count - 1 }
@@ -232,6 +236,7 @@ public struct NavigationSession: Sendable {
         .invalidValue, path: "", "the saved progress does not fit this route")
     }
     phase = snapshot.phase.departed ? snapshot.phase : .onRoute
+    routeReason = .resume
     distanceAlong = snapshot.distanceAlong
     currentStep = snapshot.currentStep
     scheduler.said = snapshot.said

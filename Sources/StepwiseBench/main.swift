@@ -1,4 +1,5 @@
 import Daemon
+import Events
 // In-process measurements for Scripts/bench.sh (never run as a test). Prints `key=value` lines.
 //
 //   StepwiseBench nmea TRACK           NMEAReader alone over the file (read into memory first)

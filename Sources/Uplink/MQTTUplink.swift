@@ -1,11 +1,13 @@
 import CommandLineSupport
 import Daemon
 import Dispatch
+import Events
 import Geodesy
 import Glibc
 import Guidance
 import JSON
 import POSIX
+import Subscribers
 import Synchronization
 import Wire
 
@@ -54,14 +56,8 @@ public final class MQTTUplink: EventSink, DaemonAttachment, @unchecked Sendable 
   public let boot: String
   private let queue = DispatchQueue(label: "stepwise.uplink")
 
-  /// What the engine published, or an event the command server made itself (`CANCELLED`).
-  private enum Item {
-    case published(Publication)
-    case own(JSONObject)
-  }
-
   private struct Pending {
-    var publications: [Item] = []
+    var publications: [Publication] = []
     var scheduled = false
     var finished = false
   }
@@ -83,9 +79,6 @@ public final class MQTTUplink: EventSink, DaemonAttachment, @unchecked Sendable 
   private var stateScheduled = false
   private var lastProgressTime: Double?
   private var expired = 0
-  /// Events the command server made itself so far: every later engine event's `seq` is
-  /// shifted by this, so that `seq` stays the socket's, which numbers them too.
-  private var seqShift: UInt64 = 0
   /// The `seq` of the last event journalled or skipped.
   private var lastSeq: UInt64 = 0
   private var commandMemory: CommandMemory?
@@ -178,7 +171,6 @@ public final class MQTTUplink: EventSink, DaemonAttachment, @unchecked Sendable 
       sendFrom = journal.ledger.live.first?.id ?? 0
       armConnectReport()
     }
-    context.commands?.observeOwnEvents { [self] event in enqueue(CollectionOfOne(.own(event))) }
     // A failure is said by the report armed above, with everything libmosquitto knows by then.
     client.start { _ in }
     return self
@@ -238,11 +230,7 @@ public final class MQTTUplink: EventSink, DaemonAttachment, @unchecked Sendable 
     receive(publications[...])
   }
 
-  private func receive(_ publications: some Collection<Publication>) {
-    enqueue(publications.lazy.map { .published($0) })
-  }
-
-  private func enqueue(_ items: some Collection<Item>) {
+  private func receive(_ items: some Collection<Publication>) {
     let schedule = pending.withLock { p -> Bool in
       guard !p.finished else { return false }
       p.publications.append(contentsOf: items)
@@ -261,7 +249,7 @@ public final class MQTTUplink: EventSink, DaemonAttachment, @unchecked Sendable 
   // MARK: On the queue
 
   private func drain() {
-    let batch = pending.withLock { p -> [Item] in
+    let batch = pending.withLock { p -> [Publication] in
       let b = p.publications
       p.publications.removeAll(keepingCapacity: true)
       p.scheduled = false
@@ -295,22 +283,19 @@ public final class MQTTUplink: EventSink, DaemonAttachment, @unchecked Sendable 
     journalFailing = !ok
   }
 
-  private func journalEvent(_ item: Item, _ journal: Journal) {
+  private func journalEvent(_ p: Publication, _ journal: Journal) {
     let object: JSONObject
     var progressTime: Double?
-    switch item {
-    case .published(let p):
-      lastSeq = p.seq + seqShift
-      switch p.event {
-      case .navigation(let e):
-        object = EventEncoder.object(e)
-        if case .progress = e.kind { progressTime = e.time }
-      case .source(let s):
-        object = EventEncoder.object(s)
-      }
-    case .own(let o):
-      seqShift += 1
-      lastSeq += 1
+    lastSeq = p.seq
+    switch p.event {
+    case .navigation(let e):
+      object = EventEncoder.object(e)
+      if case .progress = e.kind { progressTime = e.time }
+    case .source(let s):
+      object = EventEncoder.object(s)
+    case .cancelled, .rerouting:
+      // Rare: read back from the one encoding every sink shares.
+      guard case .object(let o)? = try? JSONParser.parse(p.line.bytes) else { return }
       object = o
     }
     let stamped = Self.stamp(object, seq: lastSeq, boot: boot)

@@ -3,8 +3,8 @@ public import Guidance
 public import JSON
 import Routes
 
-/// Turns navigation events into the JSON objects of `docs/events.md` (and, later, of the socket
-/// protocol): one object per event with `class` and `time`.
+/// Turns navigation events into the JSON objects of `docs/events.md` and of the socket protocol:
+/// one object per event with `class` and `time`.
 public enum EventEncoder {
   /// The JSON object for `event`.
   ///
@@ -32,6 +32,8 @@ public enum EventEncoder {
       o.append("steps", .number(Double(r.steps)))
       o.append("source", .string(r.source))
       o.append("destination", .string(r.destination))
+      o.append("reason", .string(r.reason.rawValue))
+      o.append("revision", .number(Double(r.revision)))
     case .announce(let a):
       o.append("class", "ANNOUNCE")
       o.append("time", .string(UTCTime.iso8601(event.time)))

@@ -1,5 +1,6 @@
 import CommandLineSupport
 import Daemon
+import Events
 import Glibc
 import Guidance
 import POSIX
@@ -8,6 +9,7 @@ import Rerouting
 import RouteFiles
 import Router
 import Routes
+import Subscribers
 
 /// The `stepwised` daemon's command line, parsed and run.
 ///
@@ -174,8 +176,8 @@ public enum Stepwised {
         // socket.
         let handler = extras.commands.handler
         let index = session.routeIndex
-        extras.startServer = {
-          let server = SubscriberServer(commands: handler)
+        extras.startServer = { publisher in
+          let server = SubscriberServer(commands: handler, publisher: publisher)
           server.setRouteDocument(document, selected: index)
           return server
         }
@@ -183,9 +185,9 @@ public enum Stepwised {
       if let socketOptions {
         let handler = extras.commands.handler
         let index = session.routeIndex
-        extras.startServer = {
+        extras.startServer = { publisher in
           let server = try SubscriberServer.start(
-            socketOptions, listeningDescriptor: activated, commands: handler)
+            socketOptions, listeningDescriptor: activated, commands: handler, publisher: publisher)
           server.setRouteDocument(document, selected: index)
           return server
         }

@@ -1,11 +1,13 @@
 import Client
 import CommandLineSupport
 import Daemon
+import Events
 import Foundation
 import JSON
 import POSIX
 import Phrasebook
 import Routes
+import Subscribers
 import TestSupport
 import Testing
 import Wire

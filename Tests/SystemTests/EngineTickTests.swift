@@ -1,4 +1,5 @@
 import Daemon
+import Events
 import Geodesy
 import Guidance
 import Phrasebook

@@ -1,5 +1,6 @@
 import CommandLineSupport
 import Daemon
+import Events
 import GPSD
 import GPSDProtocol
 import Geodesy

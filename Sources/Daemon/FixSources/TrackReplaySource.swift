@@ -1,4 +1,5 @@
 import Dispatch
+import Events
 import GPSDProtocol
 import Geodesy
 import Guidance

@@ -1,4 +1,5 @@
 import CommandLineSupport
+import Events
 import Glibc
 import POSIX
 
@@ -86,10 +87,11 @@ extension SubscriberServer {
   ///   - options: from ``SocketOptions/parse(_:)``.
   ///   - listeningDescriptor: a socket-activated descriptor; `options.path` is then not bound.
   ///   - commands: carries out `select`, `load` and `cancel` (see ``GuidanceCommandHandler``).
+  ///   - publisher: the events to serve.
   /// - Throws: ``SystemError`` when the socket cannot be bound or adopted.
   public static func start(
     _ options: SocketOptions, listeningDescriptor: Int32? = nil,
-    commands: GuidanceCommandHandler?
+    commands: GuidanceCommandHandler?, publisher: EventPublisher
   ) throws(SystemError) -> SubscriberServer {
     let listener: ListeningSocket
     if let fd = listeningDescriptor {
@@ -103,6 +105,7 @@ extension SubscriberServer {
     configuration.maximumDocumentSize = options.maximumDocumentSize
     configuration.queueLimit = options.queueLimit
     configuration.access = AccessPolicy(daemonUID: geteuid(), controlGroups: options.controlGroups)
-    return SubscriberServer(listener: listener, configuration: configuration, commands: commands)
+    return SubscriberServer(
+      listener: listener, configuration: configuration, commands: commands, publisher: publisher)
   }
 }

@@ -1,7 +1,7 @@
 import Dispatch
+public import Events
 import Glibc
-public import Guidance
-public import JSON
+import JSON
 import POSIX
 import RouteFiles
 public import Routes
@@ -10,37 +10,22 @@ import Wire
 /// Publishes guidance to the clients of a Unix stream socket and takes their commands
 /// (`docs/protocol.md`).
 ///
-/// Every client gets `VERSION`, then `STATE` (the current state, for clients that join late), then
-/// every event passed to ``publish(_:)-(JSONObject)`` with a `seq` that grows by one per event.
-/// Clients may send commands: `watch`, `status` and `routes` are answered here; `select`, `load`
-/// and `cancel` go to the ``GuidanceCommandHandler`` given at start, and only from permitted
-/// peers (``AccessPolicy``).
+/// Every client gets `VERSION`, then `STATE` (the publisher's state when it joined, for
+/// clients that join late), then every event of its ``EventPublisher`` after that state, as the
+/// publisher numbered and encoded it (``Publication/line``). Clients may send commands: `watch`,
+/// `status` and `routes` are answered here; `select`, `load`, `cancel` and `reroute` go to the
+/// ``GuidanceCommandHandler`` given at start, and only from permitted peers (``AccessPolicy``).
 ///
-/// ``publish(_:)-(JSONObject)`` never blocks and may be called from any thread: it appends to a
-/// list under a lock and lets the server's queue do the rest. Each client has a bounded queue
-/// (``Configuration/queueLimit``); a client that lets it overflow is sent an `ERROR` with code
-/// `overflow` (when its socket still takes it) and disconnected, without slowing anybody else. A
-/// client that vanishes mid-write costs an `EPIPE`, never a signal.
+/// Receiving an event never blocks: it appends to a list under a lock and lets the server's
+/// queue do the rest. Each client has a bounded queue (``Configuration/queueLimit``); a client
+/// that lets it overflow is sent an `ERROR` with code `overflow` (when its socket still takes
+/// it) and disconnected, without slowing anybody else. A client that vanishes mid-write costs an
+/// `EPIPE`, never a signal.
 ///
 /// Concurrency: all mutable state, the connections included, lives on one private serial
 /// `DispatchQueue`; its read and write sources run there too. That confinement is the invariant
 /// behind `@unchecked Sendable`. The pending-event list is the only state shared with other
 /// threads, and it is inside a `Locked`.
-///
-/// Integration (the engine, issue 3; see also ``SocketOptions``):
-/// 1. `let server = try socketOptions.map { try SubscriberServer.start($0, commands: handler) }`
-///    once the route is loaded, before `READY=1` (issue 6 passes `listeningDescriptor:` when
-///    socket-activated).
-/// 2. `server?.setRouteDocument(document, selected: routeIndex)` after loading the route (and
-///    after every reload that is not a socket `load` or `select`; those the server tracks itself).
-/// 3. `server?.publish(EventEncoder.object(event))` for every event, in the engine's order, in
-///    the same place the event goes to stdout (the `EventSink`).
-/// 4. `handler` forwards each ``GuidanceCommand`` with its `reply` into the engine's input
-///    (`{ command, reply in inputs.send(.command(command, reply)) }`); the engine applies it
-///    (`.select(i)`/`.load(doc, i)` build a new `NavigationSession`, `.cancel` drops it) and
-///    calls `reply(.success(()))`, or `reply(.failure(error))` to answer with an `ERROR`.
-/// 5. `server?.shutdown()` on SIGTERM/SIGINT, before exiting (clients are told, the socket file
-///    removed).
 public final class SubscriberServer: @unchecked Sendable {
   /// Limits and settings of a server.
   public struct Configuration: Sendable {
@@ -91,10 +76,12 @@ public final class SubscriberServer: @unchecked Sendable {
   /// `nil` for a server that only runs remote commands (``remoteClient(answers:)``).
   private let listener: ListeningSocket?
   private let handler: GuidanceCommandHandler?
+  /// Numbers the events and keeps the state late clients start from.
+  public let publisher: EventPublisher
   private let queue = DispatchQueue(label: "stepwise.subscribers")
 
   private struct Pending {
-    var events: [JSONObject] = []
+    var events: [Publication] = []
     var scheduled = false
     var stopped = false
   }
@@ -107,8 +94,6 @@ public final class SubscriberServer: @unchecked Sendable {
   /// Clients that are not sockets (``remoteClient(answers:)``): they get answers, never events.
   private var remotes: [UInt64: SubscriberConnection] = [:]
   private var nextID: UInt64 = 1
-  private var state = GuidanceState()
-  private var lastRouteSeq = 0
   private var document: RouteDocument?
   /// The alternative of `document` being followed; `nil` after `cancel`.
   private var selectedRoute: Int?
@@ -125,26 +110,34 @@ public final class SubscriberServer: @unchecked Sendable {
   ///   - listener: a listening socket, bound or adopted.
   ///   - configuration: limits and access policy.
   ///   - commands: carries out `select`, `load` and `cancel`; `nil` answers them `unavailable`.
+  ///   - publisher: the events to serve; the server joins it as a sink.
   public init(
     listener: ListeningSocket, configuration: Configuration = Configuration(),
-    commands: GuidanceCommandHandler? = nil
+    commands: GuidanceCommandHandler? = nil, publisher: EventPublisher = EventPublisher()
   ) {
     self.listener = listener
     self.configuration = configuration
     self.handler = commands
+    self.publisher = publisher
     let source = DispatchSource.makeReadSource(fileDescriptor: listener.fd, queue: queue)
     source.setEventHandler { @Sendable [weak self] in self?.acceptPending() }
     source.setCancelHandler { @Sendable [listener] in listener.close() }
     acceptSource = source
     source.resume()
+    publisher.add(self)
   }
 
   /// Creates a server without a socket, for remote commands only (``remoteClient(answers:)``):
   /// it keeps the state and the route document that `status` and `routes` answer from.
-  public init(configuration: Configuration = Configuration(), commands: GuidanceCommandHandler?) {
+  public init(
+    configuration: Configuration = Configuration(), commands: GuidanceCommandHandler?,
+    publisher: EventPublisher = EventPublisher()
+  ) {
     self.listener = nil
     self.configuration = configuration
     self.handler = commands
+    self.publisher = publisher
+    publisher.add(self)
   }
 
   // MARK: Remote clients (any thread but the server's queue)
@@ -183,48 +176,13 @@ public final class SubscriberServer: @unchecked Sendable {
     }
   }
 
-  /// Tells `observer` of each event the server makes itself rather than the engine
-  /// (`CANCELLED` after a `cancel`), without `seq`, as it publishes it: after every event the
-  /// engine published before carrying the command out. Runs on the server's queue; must return
-  /// at once. Must not be called on the server's queue.
-  public func observeOwnEvents(_ observer: @escaping @Sendable (JSONObject) -> Void) {
-    queue.sync { ownEventObservers.append(observer) }
-  }
-
-  // MARK: Publishing (any thread)
-
-  /// Publishes one event object to every client that watches its class.
-  ///
-  /// The server adds `seq` (after `time`) and folds the event into the state it sends to late
-  /// clients. Never blocks; may be called from any thread; order is kept per caller.
-  public func publish(_ event: JSONObject) {
-    let schedule = pending.withLock { p -> Bool in
-      guard !p.stopped else { return false }
-      p.events.append(event)
-      if p.scheduled { return false }
-      p.scheduled = true
-      return true
-    }
-    if schedule { queue.async { @Sendable [self] in drain() } }
-  }
-
-  /// Publishes a navigation event, encoded as `stepwised --json` encodes it.
-  public func publish(_ event: NavigationEvent) {
-    publish(EventEncoder.object(event))
-  }
-
-  /// Publishes one output line of the engine when it is a JSON object; ignores anything else.
-  public func publish(line: String) {
-    if case .object(let o)? = try? JSONParser.parse(line) { publish(o) }
-  }
-
   /// Tells the server which document is loaded and which alternative is followed, for `routes`
   /// and for checking `select`.
   public func setRouteDocument(_ document: RouteDocument, selected: Int?) {
     queue.async { @Sendable [self] in
       self.document = document
       selectedRoute = selected
-      if let selected, state.routeIndex == nil { state.routeIndex = selected }
+      if let selected { publisher.routeLoaded(routeIndex: selected) }
     }
   }
 
@@ -281,49 +239,23 @@ public final class SubscriberServer: @unchecked Sendable {
   // MARK: Fan-out (on the queue)
 
   private func drain() {
-    let batch = pending.withLock { p -> [JSONObject] in
+    let batch = pending.withLock { p -> [Publication] in
       let events = p.events
       p.events.removeAll(keepingCapacity: true)
       p.scheduled = false
       return events
     }
     guard !batch.isEmpty else { return }
-    for event in batch {
-      stats.published += 1
-      let seq = stats.published
-      let stamped = Self.stamp(event, seq: seq)
-      state.apply(stamped)
-      let name = stamped["class"]?.stringValue ?? ""
-      if name == "ROUTE" { lastRouteSeq = seq }
-      let line = Self.lineBytes(stamped)
-      for c in connections.values where !c.closing && c.watch.passes(name) {
+    for p in batch {
+      stats.published = Int(p.seq)
+      let name = p.event.className
+      let line = p.line.bytes
+      for c in connections.values
+      where !c.closing && p.seq > c.joinedAfter && c.watch.passes(name) {
         enqueue(c, line)
       }
     }
     for c in connections.values where c.hasQueued && !c.writeArmed { flush(c) }
-  }
-
-  /// `event` with `seq` after `time` (or after `class`).
-  static func stamp(_ event: JSONObject, seq: Int) -> JSONObject {
-    var o = JSONObject()
-    var placed = false
-    for m in event where m.key != "seq" {
-      o.append(m.key, m.value)
-      if m.key == "time" {
-        o.append("seq", .number(Double(seq)))
-        placed = true
-      }
-    }
-    if !placed {
-      var withSeq = JSONObject()
-      for (i, m) in o.members.enumerated() {
-        withSeq.append(m.key, m.value)
-        if i == 0 { withSeq.append("seq", .number(Double(seq))) }
-      }
-      if o.members.isEmpty { withSeq.append("seq", .number(Double(seq))) }
-      return withSeq
-    }
-    return o
   }
 
   static func lineBytes(_ object: JSONObject) -> [UInt8] {
@@ -467,6 +399,9 @@ public final class SubscriberServer: @unchecked Sendable {
     read.resume()
     // The write source stays suspended until a send would block.
 
+    // Events up to the state's are in it; the client gets only the later ones.
+    let state = publisher.state
+    c.joinedAfter = state.seq
     c.enqueue(Self.lineBytes(ProtocolVersion.versionObject(release: configuration.release)))
     c.enqueue(Self.lineBytes(state.object))
     flush(c)
@@ -607,7 +542,7 @@ public final class SubscriberServer: @unchecked Sendable {
       }
       answer(c, Reply.object(for: request, members))
     case .status:
-      answer(c, Reply.object(for: request, [("state", .object(state.object))]))
+      answer(c, Reply.object(for: request, [("state", .object(publisher.state.object))]))
     case .routes(let steps, let geometry):
       guard let document else {
         answer(
@@ -622,7 +557,7 @@ public final class SubscriberServer: @unchecked Sendable {
           for: request,
           Reply.routesMembers(
             document, selected: selectedRoute, steps: steps, geometry: geometry)))
-    case .select, .load, .cancel, .reroute:
+    case .select, .load, .cancel, .reroute, .skip:
       guard c.mayChangeGuidance else {
         refuse(c, request.command.name, id: request.id)
         return
@@ -660,7 +595,7 @@ public final class SubscriberServer: @unchecked Sendable {
         }
       }
       c.busy = true
-      let seqAtStart = stats.published
+      let seqAtStart = publisher.state.seq
       let id = c.id
       let peer = c.peer
       let finished: @Sendable (Result<GuidanceCommand, WireError>) -> Void = { [self] outcome in
@@ -696,6 +631,8 @@ public final class SubscriberServer: @unchecked Sendable {
       return .success(.cancel)
     case .reroute:
       return .success(.reroute)
+    case .skip:
+      return .success(.skip)
     case .load(let value, let index):
       let document: RouteDocument
       do {
@@ -734,7 +671,7 @@ public final class SubscriberServer: @unchecked Sendable {
 
   private func finish(
     _ request: CommandRequest, _ outcome: Result<GuidanceCommand, WireError>, connection id: UInt64,
-    peer: PeerCredentials, seqAtStart: Int
+    peer: PeerCredentials, seqAtStart: UInt64
   ) {
     var reply: JSONObject
     switch outcome {
@@ -743,23 +680,19 @@ public final class SubscriberServer: @unchecked Sendable {
       switch command {
       case .select(let i):
         selectedRoute = i
-        if lastRouteSeq <= seqAtStart { state.beginGuidance(routeIndex: i) }
+        publisher.beginGuidance(routeIndex: i, unlessRouteAfter: seqAtStart)
         reply = Reply.object(for: request, [("routeIndex", .number(Double(i)))])
       case .load(let doc, let i):
         document = doc
         selectedRoute = i
-        if lastRouteSeq <= seqAtStart { state.beginGuidance(routeIndex: i) }
+        publisher.beginGuidance(routeIndex: i, unlessRouteAfter: seqAtStart)
         reply = Reply.object(for: request, [("routeIndex", .number(Double(i)))])
       case .cancel:
         selectedRoute = nil
-        var cancelled = JSONObject()
-        cancelled.append("class", "CANCELLED")
-        if let t = state.time { cancelled.append("time", .string(t)) }
-        publish(cancelled)
-        for observer in ownEventObservers { observer(cancelled) }
+        publisher.publishCancelled()
         drain()
         reply = Reply.object(for: request)
-      case .reroute:
+      case .reroute, .skip, .reload:
         reply = Reply.object(for: request)
       }
       configuration.log(6, "stepwised: \(request.command.name) by \(peer)")
@@ -792,4 +725,27 @@ public final class SubscriberServer: @unchecked Sendable {
     bytes.append(0x0A)
     _ = bytes.withUnsafeBytes { Glibc.write(2, $0.baseAddress, $0.count) }
   }
+}
+
+extension SubscriberServer: EventSink {
+  public func receive(_ publication: Publication) {
+    receive(CollectionOfOne(publication))
+  }
+
+  public func receive(_ publications: [Publication]) {
+    receive(publications[...])
+  }
+
+  private func receive(_ publications: some Collection<Publication>) {
+    let schedule = pending.withLock { p -> Bool in
+      guard !p.stopped else { return false }
+      p.events.append(contentsOf: publications)
+      if p.scheduled { return false }
+      p.scheduled = true
+      return true
+    }
+    if schedule { queue.async { @Sendable [self] in drain() } }
+  }
+
+  public func finish() {}
 }

@@ -8,9 +8,9 @@ import Wire
 /// An ``EventSink`` that writes lines to a file descriptor (standard output) from its own
 /// serial queue, so a slow reader of the descriptor never blocks the engine.
 ///
-/// The engine only queues the events; the writer's queue encodes them (`--json` writes every
-/// `PROGRESS` line straight into bytes, ``Wire/EventEncoder/write(_:into:)``) and hands the
-/// descriptor 64 KiB at a time. On two cores the encoding then runs beside guidance instead of
+/// The engine only queues the events; the writer's queue encodes them (`--json` prints each
+/// publication's ``Publication/line`` without `seq`, the bytes subscribers get, encoded once
+/// by whichever sink asks first) and hands the descriptor 64 KiB at a time. On two cores the encoding then runs beside guidance instead of
 /// after it. What waits is bounded by ``capacity`` bytes, counting each waiting event as
 /// ``estimatedLineBytes`` (a `PROGRESS` line is about 380). When it is full the oldest events
 /// are dropped, and the first drop is reported once on stderr. Replays do not lose lines:
@@ -60,24 +60,29 @@ public final class StreamSink: EventSink {
 
   /// Whether this format prints `publication` at all.
   private func prints(_ publication: Publication) -> Bool {
-    if case .readable(false) = format, case .navigation(let e) = publication.event {
-      return !Self.isProgress(e)
+    switch publication.event {
+    case .cancelled, .rerouting: return false
+    case .navigation(let e):
+      if case .readable(false) = format { return !Self.isProgress(e) }
+      return true
+    case .source: return true
     }
-    return true
   }
 
   /// Appends the line for `publication` and its newline.
   private func append(_ publication: Publication, to out: inout [UInt8]) {
-    switch publication.event {
-    case .navigation(let e): Self.appendLine(e, format: format, to: &out)
-    case .source(let s):
-      if case .json = format {
-        EventEncoder.write(s, into: &out)
-      } else {
-        out.append(contentsOf: EventEncoder.readableLine(s).utf8)
-      }
-      out.append(0x0A)
+    if case .json = format {
+      let line = publication.line.withoutSeq
+      out.append(contentsOf: line.head)
+      out.append(contentsOf: line.tail)
+      return
     }
+    switch publication.event {
+    case .navigation(let e): out.append(contentsOf: EventEncoder.readableLine(e).utf8)
+    case .source(let s): out.append(contentsOf: EventEncoder.readableLine(s).utf8)
+    case .cancelled, .rerouting: return
+    }
+    out.append(0x0A)
   }
 
   /// Appends the line `format` prints for `event`, with its newline (readable `PROGRESS`

@@ -15,6 +15,8 @@ final class SubscriberConnection: @unchecked Sendable {
   let mayChangeGuidance: Bool
   var framer: LineFramer
   var watch = WatchRequest()
+  /// The `seq` of the state this client was sent on connect: it gets the events after it.
+  var joinedAfter: UInt64 = 0
   /// For a client that is not a socket: where its lines go instead of the queue.
   var deliver: (@Sendable ([UInt8]) -> Void)?
 

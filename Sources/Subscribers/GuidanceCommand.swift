@@ -15,6 +15,11 @@ public enum GuidanceCommand: Sendable, Equatable {
   case cancel
   /// Ask the router for a new route at the next fix (`stepwised --router`).
   case reroute
+  /// Drop the route's next waypoint and ask the router for a new route through the others.
+  case skip
+  /// The route file was re-read (SIGHUP): guide along its alternative `routeIndex`. Never sent
+  /// by a client; the daemon hands it to the engine itself.
+  case reload(RouteDocument, routeIndex: Int)
 }
 
 /// Carries out a ``GuidanceCommand``; implemented by the engine, called by the server.
