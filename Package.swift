@@ -56,15 +56,29 @@ let package = Package(
     .target(
       name: "GPSD", dependencies: ["GPSShim", "GPSDProtocol"], swiftSettings: swiftSettings),
     .target(name: "POSIX", swiftSettings: swiftSettings),
-    .target(name: "CommandLineSupport", dependencies: ["Phrasebook", "Routes"], swiftSettings: swiftSettings),
     .target(
-      name: "RouteFiles", dependencies: ["POSIX", "Phrasebook", "Routes"],
+      name: "CommandLineSupport", dependencies: ["Phrasebook", "Routes"],
+      swiftSettings: swiftSettings),
+    .target(
+      name: "RouteFiles", dependencies: ["POSIX", "Routes"],
+      swiftSettings: swiftSettings),
+    // The daemon's event path: the publisher (seq, the late-joiner state, one encoding per
+    // event) and standard output; the subscriber socket; then the daemon (engine, fix sources,
+    // state store, systemd).
+    .target(
+      name: "Events", dependencies: ["Geodesy", "Guidance", "JSON", "POSIX", "Wire"],
+      swiftSettings: swiftSettings),
+    .target(
+      name: "Subscribers",
+      dependencies: [
+        "CommandLineSupport", "Events", "JSON", "POSIX", "RouteFiles", "Routes", "Wire",
+      ],
       swiftSettings: swiftSettings),
     .target(
       name: "Daemon",
       dependencies: [
-        "CommandLineSupport", "Geodesy", "GPSD", "GPSDProtocol", "Guidance", "JSON", "NMEA",
-        "Phrasebook", "POSIX", "Rerouting", "RouteFiles", "Router", "Routes", "Wire",
+        "CommandLineSupport", "Events", "Geodesy", "GPSD", "GPSDProtocol", "Guidance", "JSON",
+        "NMEA", "Phrasebook", "POSIX", "Rerouting", "Router", "Routes", "Subscribers", "Wire",
       ],
       swiftSettings: swiftSettings),
     .target(
@@ -80,8 +94,8 @@ let package = Package(
     .target(
       name: "Uplink",
       dependencies: [
-        "CMosquitto", "CommandLineSupport", "Daemon", "Geodesy", "Guidance", "JSON", "POSIX",
-        "RouteFiles", "Routes", "Wire",
+        "CMosquitto", "CommandLineSupport", "Daemon", "Events", "Geodesy", "Guidance", "JSON",
+        "POSIX", "RouteFiles", "Routes", "Subscribers", "Wire",
       ],
       swiftSettings: swiftSettings),
 
@@ -97,19 +111,29 @@ let package = Package(
       name: "Router", dependencies: ["CurlShim", "Rerouting", "Routes"],
       swiftSettings: swiftSettings),
 
+    // The closed-loop drive's I/O: stepwised as a child fed through a pipe, its socket, and
+    // the router for the roads of the driver's mistakes (docs/closed-loop.md).
+    .target(
+      name: "Driver",
+      dependencies: [
+        "Client", "Geodesy", "JSON", "Lab", "Phrasebook", "POSIX", "Rerouting", "Router", "Routes",
+        "Simulation", "Wire",
+      ],
+      swiftSettings: swiftSettings),
+
     // Executables: each owns its command line
     .executableTarget(
       name: "stepwised",
       dependencies: [
-        "CommandLineSupport", "Daemon", "Guidance", "Phrasebook", "POSIX", "Rerouting", "RouteFiles",
-        "Router", "Routes", "Uplink",
+        "CommandLineSupport", "Daemon", "Events", "Guidance", "Phrasebook", "POSIX", "Rerouting",
+        "RouteFiles", "Router", "Routes", "Subscribers", "Uplink",
       ],
       swiftSettings: swiftSettings),
     .executableTarget(
       name: "stepwise",
       dependencies: [
-        "Client", "CommandLineSupport", "Geodesy", "GPSDProtocol", "Guidance", "JSON", "Lab", "NMEA",
-        "Phrasebook",
+        "Client", "CommandLineSupport", "Driver", "Geodesy", "GPSDProtocol", "Guidance", "JSON", "Lab",
+        "NMEA", "Phrasebook",
         "POSIX", "RouteFiles", "Routes", "Simulation", "Uplink", "Wire",
       ],
       swiftSettings: swiftSettings),
@@ -138,9 +162,10 @@ let package = Package(
     .testTarget(
       name: "SystemTests",
       dependencies: [
-        "Client", "CommandLineSupport", "Daemon", "Geodesy", "GPSD", "GPSDProtocol", "Guidance",
-        "JSON", "Lab", "NMEA", "Phrasebook", "POSIX", "RouteFiles", "Routes", "Simulation",
-        "Rerouting", "Router", "stepwise", "TestSupport", "Uplink", "Wire",
+        "Client", "CommandLineSupport", "Daemon", "Events", "Geodesy", "GPSD", "GPSDProtocol",
+        "Guidance", "JSON", "Lab", "NMEA", "Phrasebook", "POSIX", "RouteFiles", "Routes",
+        "Simulation", "Rerouting", "Router", "stepwise", "Subscribers", "TestSupport", "Uplink",
+        "Wire",
       ],
       swiftSettings: swiftSettings),
 
@@ -156,8 +181,8 @@ let package = Package(
     .executableTarget(
       name: "StepwiseBench",
       dependencies: [
-        "Daemon", "Geodesy", "Guidance", "NMEA", "Phrasebook", "POSIX", "Rerouting", "RouteFiles",
-        "Router", "Routes",
+        "Daemon", "Events", "Geodesy", "Guidance", "NMEA", "Phrasebook", "POSIX", "Rerouting",
+        "RouteFiles", "Router", "Routes",
       ],
       swiftSettings: swiftSettings),
   ],

@@ -7,7 +7,7 @@
 # with SANITIZE_SCRATCH_PREFIX) so it never fights the normal .build. Swift Testing only
 # (--disable-xctest): libXCTest's own allocations trip LeakSanitizer (docs/hardening.md).
 # SANITIZE_FILTER, when set, is passed to `swift test --filter` (a regular expression over
-# suite and test names); unset, every test runs.
+# suite and test names), and SANITIZE_SKIP to `swift test --skip`; unset, every test runs.
 #
 # The tests run with STEPWISE_SANITIZER=thread or address in their environment: the two socket
 # tests whose load is a figure of speed rather than of correctness (200 clients; a 1000x
@@ -44,6 +44,7 @@ for sanitizer in "$@"; do
   chmod 1777 "$reports"
   set --
   [ -z "${SANITIZE_FILTER:-}" ] || set -- --filter "$SANITIZE_FILTER"
+  [ -z "${SANITIZE_SKIP:-}" ] || set -- "$@" --skip "$SANITIZE_SKIP"
   # halt_on_error makes the first report fail the process instead of scrolling past.
   if STEPWISE_SANITIZER=$sanitizer \
     TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:suppressions=$PWD/Scripts/tsan.supp:log_path=$reports/tsan} \

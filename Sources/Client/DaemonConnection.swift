@@ -123,6 +123,7 @@ public final class DaemonConnection {
   /// - Parameter timeout: seconds to wait; `nil` waits for ever.
   /// - Returns: the line, or `nil` when the daemon closed the connection or the time ran out
   ///   (then ``ended`` tells which).
+  /// - Throws: ``ClientError`` when reading the socket fails.
   public func next(timeout: Double?) throws(ClientError) -> ReceivedLine? {
     let clock = SystemClock()
     let deadline = timeout.map { clock.now() + $0 }
@@ -211,7 +212,10 @@ public final class DaemonConnection {
 
   /// Sends `request` and waits for the `REPLY` that answers it, passing events by.
   ///
-  /// - Parameter onEvent: called with each other line received meanwhile.
+  /// - Parameters:
+  ///   - request: the command.
+  ///   - timeout: seconds to wait for the answer.
+  ///   - onEvent: called with each other line received meanwhile.
   /// - Returns: the `REPLY` object.
   /// - Throws: ``ClientError`` `refused` with the daemon's message when it answers `ERROR`, or
   ///   when it does not answer within `timeout` seconds.

@@ -1,11 +1,11 @@
 import Glibc
 import POSIX
 
-/// Says prompts through `espeak-ng`, one child process per utterance, one at a time.
+/// Says announcements through `espeak-ng`, one child process per message, one at a time.
 public final class SpeechSynthesizer {
   /// The `espeak-ng` binary.
   public let executable: String
-  /// A voice for every prompt (`--voice`); `nil` picks one from the text (``voice(for:)``).
+  /// A voice for every announcement (`--voice`); `nil` picks one from the text (``voice(for:)``).
   public let voice: String?
   private var child: pid_t?
 
@@ -42,8 +42,8 @@ public final class SpeechSynthesizer {
 
   /// The voice for `text`: ``voice`` when set, else `ko` for text with Hangul, else `en`.
   ///
-  /// The daemon's events do not name their language; the text does (Korean prompts are written
-  /// in Hangul, English ones never are).
+  /// The daemon's events do not name their language; the text does (Korean announcements are
+  /// written in Hangul, English ones never are).
   public func voice(for text: String) -> String {
     if let voice { return voice }
     let hangul = text.unicodeScalars.contains { u in
@@ -53,7 +53,7 @@ public final class SpeechSynthesizer {
     return hangul ? "ko" : "en"
   }
 
-  /// Whether an utterance is being said.
+  /// Whether an message is being said.
   public var isSpeaking: Bool { child != nil }
 
   /// Starts saying `text`; returns at once.
@@ -75,9 +75,9 @@ public final class SpeechSynthesizer {
     child = pid
   }
 
-  /// Checks whether the utterance ended, without waiting (or waiting, with `block`).
+  /// Checks whether the message ended, without waiting (or waiting, with `block`).
   ///
-  /// - Returns: the exit status of an utterance that just ended, else `nil`.
+  /// - Returns: the exit status of an message that just ended, else `nil`.
   /// The corresponding C function is `waitpid`.
   public func reap(block: Bool = false) -> Int32? {
     guard let pid = child else { return nil }

@@ -20,7 +20,9 @@ public struct WatchView: Sendable {
     self.utcOffset = utcOffset
   }
 
-  /// The local time zone's offset from UTC now, in seconds. The corresponding C function is
+  /// The local time zone's offset from UTC now, in seconds.
+  ///
+  /// The corresponding C function is
   /// `localtime_r`.
   public static func localUTCOffset() -> Int {
     var now = time(nil)
@@ -30,7 +32,7 @@ public struct WatchView: Sendable {
   }
 
   /// The live view, at most `width` columns wide: route, instruction, distance to the maneuver,
-  /// progress bar, what is left, ETA, route and GPS state, the last prompt.
+  /// progress bar, what is left, ETA, route and GPS state, the last announcement.
   public func screen(width: Int) -> [String] {
     let w = max(width, 20)
     guard state.guiding || state.route != nil else {
@@ -83,6 +85,7 @@ public struct WatchView: Sendable {
     } else if state.onRoute == true {
       status.append("on route")
     }
+    if let r = state.reroute.flatMap(Self.reroutingLabel) { status.append(r) }
     lines.append("  " + status.joined(separator: " · "))
     if let said = state.announce?["text"]?.stringValue {
       lines.append("  “" + said + "”")
@@ -107,7 +110,6 @@ public struct WatchView: Sendable {
         + "\(n("steps")) steps (route \(n("routeIndex")))"
     case "ANNOUNCE":
       body = "[step \(n("step")) \(o["kind"]?.stringValue ?? "")] \(o["text"]?.stringValue ?? "")"
-      return "\(time) SAY       \(body)"
     case "STEP":
       body = n("step")
     case "PROGRESS":
@@ -120,7 +122,7 @@ public struct WatchView: Sendable {
       body = "\(n("distance")) m from the route"
     case "ARRIVED":
       body = "\(n("distance")) m from the end of the route"
-    case "GPS", "SOURCE":
+    case "GPS", "SOURCE", "REROUTE":
       body = [o["status"]?.stringValue, o["source"]?.stringValue, o["reason"]?.stringValue]
         .compactMap { $0 }.joined(separator: " ")
     case "STATE":
@@ -131,12 +133,23 @@ public struct WatchView: Sendable {
       if let on = s.onRoute { parts.append(on ? "on route" : "off route") }
       if let g = s.gps { parts.append("GPS \(g)") }
       if s.arrived { parts.append("arrived") }
+      if let r = s.reroute.flatMap(reroutingLabel) { parts.append(r) }
       body = parts.joined(separator: ", ")
     default:
       body = o.members.filter { !["class", "time", "seq"].contains($0.key) }
         .map { "\($0.key)=\(JSONWriter.string($0.value))" }.joined(separator: " ")
     }
     return "\(time) \(padded) \(body)".trimmingTrailingSpaces()
+  }
+
+  /// What the view says for a `reroute` state: the router asked, unreachable, or no road near.
+  static func reroutingLabel(_ status: String) -> String? {
+    switch status {
+    case "rerouting": "Rerouting…"
+    case "noRouter": "No router"
+    case "offNetwork": "Off the network"
+    default: nil
+    }
   }
 
   /// A bar of `width` cells, `fraction` of them full, with eighth-cell resolution.

@@ -6,7 +6,7 @@ public struct CommonOptions {
   public var routePath: String?
   public var routeIndex = 0
   public var routeFormat: RouteFileFormat?
-  /// The language of prompts and instructions: `--locale`, else the route's own once it is
+  /// The language of announcements and instructions: `--locale`, else the route's own once it is
   /// loaded (`RouteFiles.language(of:)`), else English.
   public var language = Language.en
   /// `--locale`, when given: it overrides the route's own language.

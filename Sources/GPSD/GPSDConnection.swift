@@ -63,7 +63,9 @@ public final class GPSDConnection: @unchecked Sendable {
   /// Whether the build has libgps at all.
   public static var isAvailable: Bool { gpsshim_available() }
 
-  /// Connects to gpsd. Blocks for the TCP connect; run it on `queue`.
+  /// Connects to gpsd.
+  ///
+  /// Blocks for the TCP connect; run it on `queue`.
   ///
   /// The corresponding C function is `gps_open`.
   public static func open(host: String, port: String, queue: DispatchQueue) throws(GPSDError)
@@ -92,7 +94,9 @@ public final class GPSDConnection: @unchecked Sendable {
   }
 
   /// Waits up to `timeout` seconds for data; true when a read will not block (end of stream
-  /// counts as readable). False on timeout and on error alike.
+  /// counts as readable).
+  ///
+  /// False on timeout and on error alike.
   ///
   /// The corresponding C function is `gps_waiting`.
   public func waiting(timeout: Double) -> Bool {
@@ -102,8 +106,10 @@ public final class GPSDConnection: @unchecked Sendable {
   }
 
   /// The connection's socket, to wait for it together with other descriptors (`poll`) instead
-  /// of with a timeout. Check ``waiting(timeout:)`` with 0 first: libgps may hold a line it
-  /// already read. -1 after ``close()``.
+  /// of with a timeout.
+  ///
+  /// Check ``waiting(timeout:)`` with 0 first: libgps may hold a line it already read. -1 after
+  /// ``close()``.
   ///
   /// The corresponding C function is `gpsshim_fd`.
   public var fileDescriptor: Int32 {
@@ -135,8 +141,9 @@ public final class GPSDConnection: @unchecked Sendable {
     }
   }
 
-  /// Closes the connection; later calls do nothing useful. Always call it, also after a
-  /// failed read: libgps frees its private buffers here.
+  /// Closes the connection; later calls do nothing useful.
+  ///
+  /// Always call it, also after a failed read: libgps frees its private buffers here.
   ///
   /// The corresponding C function is `gps_close`.
   public func close() {

@@ -12,6 +12,7 @@ public import Geodesy
 /// clock in a live connection or at the end of a capture.
 public struct GPSDEpochMerger: Sendable {
   /// gpsd's error estimates are "95 %" figures; ``Fix/horizontalAccuracy`` is about 68 %.
+  ///
   /// For a circular two-dimensional normal error the radii are 2.448 σ and 1.510 σ: divide by
   /// 1.62.
   public static let eph95To68 = 1.62
@@ -41,8 +42,8 @@ public struct GPSDEpochMerger: Sendable {
 
   /// Takes one report; returns the epoch it closed, if any.
   ///
-  /// - Parameter fallbackTime: the time to give a `TPV` that has none (gpsd sends no-fix
-  ///   reports without a time), or `nil` to ignore such reports.
+  /// `fallbackTime` is the time to give a `TPV` that has none (gpsd sends no-fix reports
+  /// without a time), or `nil` to ignore such reports.
   public mutating func add(_ report: GPSDReport, fallbackTime: Double? = nil) -> Fix? {
     switch report {
     case .tpv(var tpv):
@@ -86,8 +87,9 @@ public struct GPSDEpochMerger: Sendable {
   /// Closes the open epoch, if any, and returns its fix.
   public mutating func flush() -> Fix? { close() }
 
-  /// Forgets the open epoch without handing it out (a connection was lost mid-epoch). The
-  /// last closed time is kept, so a replayed epoch is still dropped.
+  /// Forgets the open epoch without handing it out (a connection was lost mid-epoch).
+  ///
+  /// The last closed time is kept, so a replayed epoch is still dropped.
   public mutating func discardOpenEpoch() { open = nil }
 
   private mutating func close() -> Fix? {

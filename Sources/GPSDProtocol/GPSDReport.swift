@@ -59,7 +59,9 @@ public struct GPSDDevice: Sendable, Equatable {
   }
 }
 
-/// gpsd's `TPV` object, as far as navigation uses it. Error estimates are gpsd's "95 %" figures.
+/// gpsd's `TPV` object, as far as navigation uses it.
+///
+/// Error estimates are gpsd's "95 %" figures.
 public struct GPSDPositionReport: Sendable, Equatable {
   public var device: String?
   /// 0 unknown, 1 no fix, 2 = 2D, 3 = 3D.

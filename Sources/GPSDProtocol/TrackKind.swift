@@ -6,7 +6,9 @@ public enum TrackKind: String, Sendable, Equatable {
   case gpsdJSON
 
   /// Decides from the first bytes: the first line that is neither empty nor a `#` comment
-  /// holds a gpsd report (`{"class":…`, possibly after a gpspipe time prefix) or not. Returns
+  /// holds a gpsd report (`{"class":…`, possibly after a gpspipe time prefix) or not.
+  ///
+  /// Returns
   /// `nil` while `prefix` ends before such a line is complete and `complete` is false.
   public static func detect(_ prefix: some Collection<UInt8>, complete: Bool) -> TrackKind? {
     var line: [UInt8] = []

@@ -68,7 +68,9 @@ extension Coordinate {
   }
 
   /// Initial great-circle bearing towards another coordinate, in degrees clockwise from true
-  /// north, 0 ..< 360. Zero for coincident points.
+  /// north, 0 ..< 360.
+  ///
+  /// Zero for coincident points.
   public func bearing(to other: Coordinate) -> Double {
     let lat1 = radians(latitude)
     let lat2 = radians(other.latitude)
@@ -97,7 +99,7 @@ extension Coordinate {
 
   /// Linear interpolation between two coordinates (short way across the antimeridian).
   ///
-  /// - Parameter fraction: 0 gives `self`, 1 gives `other`.
+  /// A `fraction` of 0 gives `self`, 1 gives `other`.
   public func interpolated(to other: Coordinate, fraction: Double) -> Coordinate {
     let lat = latitude + (other.latitude - latitude) * fraction
     let lon = longitude + wrappedLongitudeDelta(other.longitude - longitude) * fraction

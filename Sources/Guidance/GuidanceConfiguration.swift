@@ -1,7 +1,8 @@
 public import Routes
 
-/// Tunable thresholds of the guidance engine. The defaults are the product's behaviour; tests
-/// and the scenario lab may change them.
+/// Tunable thresholds of the guidance engine.
+///
+/// The defaults are the product's behaviour; tests and the scenario lab may change them.
 public struct GuidanceConfiguration: Sendable, Equatable {
   /// Lateral distance from the route, in metres, beyond which a fix counts as off-route evidence
   /// (the larger of this and `offRouteAccuracyFactor` × the fix's accuracy).
@@ -34,21 +35,22 @@ public struct GuidanceConfiguration: Sendable, Equatable {
   /// Metres of accuracy per unit of HDOP when only HDOP is known (user range error, 68 %).
   public var hdopToMetres = 4.0
   /// Two maneuvers closer than this many seconds (at the current speed), or than
-  /// `thenMergeNowMinimums` final-prompt distances of the mode, are said together.
+  /// `thenMergeNowMinimums` final-announcement distances of the mode, are said together.
   public var thenMergeSeconds = 12.0
   public var thenMergeNowMinimums = 2.0
-  /// Seconds of reaction time before the maneuver that the final prompt must leave, on top of
+  /// Seconds of reaction time before the maneuver that the final announcement must leave, on top of
   /// the time it takes to say it.
   public var nowLeadSeconds = 3.5
-  /// The shortest lead a final prompt may have, seconds: one to hear its end, two to act. A
-  /// maneuver said in the previous one's final prompt and closer than this gets no prompt of
-  /// its own.
+  /// The shortest lead a final announcement may have, seconds: one to hear its end, two to act.
+  ///
+  /// A maneuver said in the previous one's final announcement and closer than this gets no
+  /// announcement of its own.
   public var finalLeadSeconds = 3.0
-  /// Seconds before the maneuver of the "approach" prompt.
+  /// Seconds before the maneuver of the "approach" announcement.
   public var approachLeadSeconds = 20.0
-  /// Seconds before the maneuver of the early "prepare" prompt.
+  /// Seconds before the maneuver of the early "prepare" announcement.
   public var prepareLeadSeconds = 60.0
-  /// A prompt tier is skipped when the next tier would follow within this many seconds.
+  /// An announcement tier is skipped when the next tier would follow within this many seconds.
   public var minimumGapSeconds = 6.0
 
   // Matching: the window of the route searched for each fix, and the weights of the match.
@@ -119,15 +121,18 @@ public struct GuidanceConfiguration: Sendable, Equatable {
   public var minimumHDOPAccuracy = 2.0
 
   /// Smallest accuracy (68 %, metres) believed at all: what consumer receivers achieve in
-  /// cities. Their own estimates (GST, HDOP) leave out multipath and often claim 2–4 m.
+  /// cities.
+  ///
+  /// Their own estimates (GST, HDOP) leave out multipath and often claim 2–4 m.
   public var accuracyFloor = 5.0
 
   // Real receivers: steady courses, canyon bias, corners of coarse geometry, glitches.
 
   /// A course is steady when every course of the last `steadyCourseSeconds` (at least half
   /// of that span known) lies within `steadyCourseSpread` degrees of it: a vehicle on a road
-  /// turns slowly, one pulling out of a car park or standing does not. Only a steady course
-  /// may choose where a first or re-acquired fix lies on the route.
+  /// turns slowly, one pulling out of a car park or standing does not.
+  ///
+  /// Only a steady course may choose where a first or re-acquired fix lies on the route.
   public var steadyCourseSeconds = 2.0
   public var steadyCourseSpread = 20.0
   /// Largest steady offset from the route (metres) taken for receiver bias rather than for
@@ -154,8 +159,10 @@ public struct GuidanceConfiguration: Sendable, Equatable {
   /// A fix farther from the last one than the vehicle can have gone is a glitch, discarded:
   /// speed plus `glitchAcceleration` m/s² of acceleration over the interval, plus the larger
   /// of `glitchMinimum` metres and `glitchAccuracyFactor` × the accuracy (the two fixes'
-  /// errors). At most `glitchStreak` fixes in a row are discarded: a receiver that stays
-  /// where it jumped was wrong before, not now.
+  /// errors).
+  ///
+  /// At most `glitchStreak` fixes in a row are discarded: a receiver that stays where it jumped was
+  /// wrong before, not now.
   public var glitchAcceleration = 4.0
   public var glitchMinimum = 60.0
   public var glitchAccuracyFactor = 4.0
@@ -167,7 +174,7 @@ public struct GuidanceConfiguration: Sendable, Equatable {
   /// the maneuver ahead has passed it: at driving speed nothing stops in a tunnel for long.
   public var reckonPassSpeed = 8.0
   public var reckonPastManeuver = 30.0
-  /// Prompts in a stretch without fixes are timed for a vehicle that may speed up by this
+  /// Announcements in a stretch without fixes are timed for a vehicle that may speed up by this
   /// many m/s² (a gentle acceleration), to at most `reckonSpeedUp` times its last speed (a
   /// car leaving a slow ramp for a motorway tunnel).
   public var reckonAcceleration = 1.0
@@ -184,40 +191,42 @@ public struct GuidanceConfiguration: Sendable, Equatable {
   /// Metres short of the route's end that count as having passed it.
   public var arrivalEndTolerance = 0.5
 
-  // Prompts.
+  // Announcements.
 
   /// Fastest average planned speed believed, m/s (about 145 km/h): a route with a bogus
-  /// travel time must not time prompts for a jet.
+  /// travel time must not time announcements for a jet.
   public var plannedSpeedLimit = 40.0
-  /// Fraction of the route's planned average speed used as a floor for prompt timing on steps
+  /// Fraction of the route's planned average speed used as a floor for announcement timing on steps
   /// travelled the route's main way: a vehicle slowed by a turn speeds up again.
   public var plannedSpeedFraction = 0.8
-  /// A prompt falls due this fraction of the distance covered between two fixes (the interval
-  /// counted up to `promptIntervalLimit` seconds) early, so the fix after the ideal point is
-  /// not too late.
-  public var promptMarginFraction = 0.5
-  public var promptIntervalLimit = 2.0
-  /// Multiple of the fix's accuracy (one-sigma radial) by which the final prompt comes early:
+  /// An announcement falls due this fraction of the distance covered between two fixes (the
+  /// interval counted up to `announcementIntervalLimit` seconds) early, so the fix after the ideal
+  /// point is not too late.
+  public var announcementMarginFraction = 0.5
+  public var announcementIntervalLimit = 2.0
+  /// Multiple of the fix's accuracy (one-sigma radial) by which the final announcement comes early:
   /// the matched position may lag the vehicle by the along-track one sigma, 1/√2 of it.
-  public var promptAccuracyFactor = 0.5.squareRoot()
-  /// Seconds beyond the prepare lead at which prompts are worked out at all (a cheap check
+  public var announcementAccuracyFactor = 0.5.squareRoot()
+  /// Seconds beyond the prepare lead at which announcements are worked out at all (a cheap check
   /// for most fixes).
-  public var promptHorizonSeconds = 15.0
-  /// An early prompt within this multiple of `minimumGapSeconds` after a prompt for the same
-  /// maneuver is left out: it would repeat what was just said.
-  public var earlyAfterPromptGaps = 1.5
-  /// A maneuver already said as the "then" of the previous prompt and closer than this many
-  /// metres gets no prompt of its own: it would only come too late.
+  public var announcementHorizonSeconds = 15.0
+  /// An early announcement within this multiple of `minimumGapSeconds` after an announcement for
+  /// the same maneuver is left out: it would repeat what was just said.
+  public var earlyAfterAnnouncementGaps = 1.5
+  /// A maneuver already said as the "then" of the previous announcement and closer than this many
+  /// metres gets no announcement of its own: it would only come too late.
   public var mergedReachedDistance = 5.0
   /// A "continue for …" is said only when the step runs on at least this many seconds beyond
   /// the prepare lead.
   public var continueBeyondPrepareSeconds = 30.0
+  /// The `return` announcements that lead a vehicle off its route back to it.
+  public var returning = ReturnConfiguration()
 
   public init() {}
 
-  /// Per-mode distance limits of the prompt tiers, in metres, and the slowest speed assumed.
+  /// Per-mode distance limits of the announcement tiers, in metres, and the slowest speed assumed.
   public struct ModeLimits: Sendable, Equatable {
-    /// Speed floor in m/s used for timing, so a standing vehicle still gets its prompts.
+    /// Speed floor in m/s used for timing, so a standing vehicle still gets its announcements.
     public var minimumSpeed: Double
     public var prepareMinimum: Double
     public var prepareMaximum: Double
@@ -226,7 +235,7 @@ public struct GuidanceConfiguration: Sendable, Equatable {
     public var nowMinimum: Double
     /// Radius around the destination within which arrival is declared, metres.
     public var arrivalRadius: Double
-    /// Steps longer than this (metres) get a "continue for …" prompt when they start.
+    /// Steps longer than this (metres) get a "continue for …" announcement when they start.
     public var continueMinimum: Double
   }
 

@@ -1,5 +1,6 @@
-/// Where a guidance session stands. One value at a time, so no combination of flags can say
-/// two contradictory things.
+/// Where a guidance session stands.
+///
+/// One value at a time, so no combination of flags can say two contradictory things.
 ///
 /// Whether the GPS is lost is not a phase: a fix can go missing in any of them, and coming back
 /// returns to the same phase. Rerouting adds its own phases here (a suspected departure that
@@ -27,29 +28,29 @@ public enum GuidancePhase: String, Sendable, Hashable, CaseIterable {
   }
 }
 
-/// Which prompts of one step were already made.
+/// Which announcements of one step were already made.
 ///
 /// Saved in the progress file, one number per step: the raw values are an on-disk format and
 /// never change meaning. A new flag takes a new bit; ``passed`` (every bit) marks a step that is
 /// behind the vehicle, as every version so far has written it.
-public struct PromptFlags: OptionSet, Sendable, Hashable, ExpressibleByIntegerLiteral {
+public struct AnnouncementFlags: OptionSet, Sendable, Hashable, ExpressibleByIntegerLiteral {
   public let rawValue: UInt8
 
   public init(rawValue: UInt8) { self.rawValue = rawValue }
   public init(integerLiteral value: UInt8) { self.rawValue = value }
 
-  /// Bit 0 (1): the early "prepare" prompt was made, or skipped for good.
-  public static let prepare = PromptFlags(rawValue: 1)
-  /// Bit 1 (2): the "approach" prompt.
-  public static let approach = PromptFlags(rawValue: 2)
-  /// Bit 2 (4): the final "now" prompt.
-  public static let now = PromptFlags(rawValue: 4)
+  /// Bit 0 (1): the early "prepare" announcement was made, or skipped for good.
+  public static let prepare = AnnouncementFlags(rawValue: 1)
+  /// Bit 1 (2): the "approach" announcement.
+  public static let approach = AnnouncementFlags(rawValue: 2)
+  /// Bit 2 (4): the final "now" announcement.
+  public static let now = AnnouncementFlags(rawValue: 4)
   /// Bit 3 (8): what belongs to the start of the step (mode change, notice, "continue for …").
-  public static let stepStarted = PromptFlags(rawValue: 8)
-  /// Bit 4 (16): the maneuver was said as the "then" part of the previous step's prompt.
-  public static let merged = PromptFlags(rawValue: 16)
-  /// Bit 5 (32): that "then" part was in the previous step's final prompt.
-  public static let mergedFinal = PromptFlags(rawValue: 32)
+  public static let stepStarted = AnnouncementFlags(rawValue: 8)
+  /// Bit 4 (16): the maneuver was said as the "then" part of the previous step's announcement.
+  public static let merged = AnnouncementFlags(rawValue: 16)
+  /// Bit 5 (32): that "then" part was in the previous step's final announcement.
+  public static let mergedFinal = AnnouncementFlags(rawValue: 32)
   /// 255: the step is behind the vehicle; nothing more is said for it.
-  public static let passed = PromptFlags(rawValue: 0xFF)
+  public static let passed = AnnouncementFlags(rawValue: 0xFF)
 }

@@ -1,10 +1,14 @@
 public import Geodesy
 public import Routes
 
-/// What a prompt is for. The raw value is the `kind` member of `ANNOUNCE` objects.
+/// What an announcement is for.
+///
+/// The raw value is the `kind` member of `ANNOUNCE` objects.
 public enum AnnouncementKind: String, Sendable, Hashable, CaseIterable {
-  case depart, prepare, approach, now, arrive, waypoint, notice, mode, `continue`, offroute
-  case onroute, gps, reroute
+  case depart, prepare, approach, now, arrive, waypoint, notice, mode, `continue`
+  case offRoute = "offroute"
+  case onRoute = "onroute"
+  case gps, reroute, `return`
 }
 
 /// Something to say, with the step it belongs to.
@@ -12,12 +16,12 @@ public struct Announcement: Sendable, Equatable {
   /// Index of the step whose maneuver (or notice) is announced.
   public var step: Int
   public var kind: AnnouncementKind
-  public var utterance: Utterance
+  public var message: AnnouncementMessage
   /// What a voice would say.
   public var text: String
-  /// Metres to the maneuver when the prompt was made, where one applies.
+  /// Metres to the maneuver when the announcement was made, where one applies.
   public var distance: Double?
-  /// A stable identifier of this prompt (route, step and kind), the same across restarts and
+  /// A stable identifier of this announcement (route, step and kind), the same across restarts and
   /// replays, so consumers can drop duplicates.
   public var id: String
 }
@@ -35,6 +39,10 @@ public struct RouteSummary: Sendable, Equatable {
   public var steps: Int
   public var source: String
   public var destination: String
+  /// Why this route is followed.
+  public var reason: RouteReason = .start
+  /// Grows by one with each route applied (select, load, reload, reroute); 0 for the first.
+  public var revision = 0
 }
 
 /// Where the vehicle is on the route, after one fix.
@@ -67,7 +75,9 @@ public enum GPSStatus: String, Sendable, Hashable {
   case lost, acquired
 }
 
-/// One event of a guidance session. `time` is the fix time (seconds since the Unix epoch).
+/// One event of a guidance session.
+///
+/// `time` is the fix time (seconds since the Unix epoch).
 public struct NavigationEvent: Sendable, Equatable {
   public enum Kind: Sendable, Equatable {
     case route(RouteSummary)

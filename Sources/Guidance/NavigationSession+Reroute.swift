@@ -10,8 +10,10 @@ extension NavigationSession {
   /// vehicle left it (``offRoute`` says when they are).
   public var offRouteSuspected: Bool { !offRoute && detector.suspecting }
 
-  /// The revision of the route: 0 for the route guidance started with, n after n reroutes.
-  /// Prompt ids of revision n > 0 carry `v<n>`, so they never collide with earlier ones.
+  /// The revision of the route: 0 for the route guidance started with, n after n routes applied
+  /// since (select, load, reload, reroute).
+  ///
+  /// Announcement ids of revision n > 0 carry `v<n>`, so they never collide with earlier ones.
   public var routeRevision: Int {
     get { revision }
     set { revision = max(0, newValue) }
@@ -25,11 +27,11 @@ extension NavigationSession {
 
   /// A session that takes over from this one on the first route of `document`, while driving.
   ///
-  /// It makes no departure prompt and sends no `ROUTE` event of its own (the caller publishes
+  /// It makes no departure announcement and sends no `ROUTE` event of its own (the caller publishes
   /// the new route). At its first fix it says the new route's next instruction once (kind
   /// `reroute`, "New route. In 200 meters, turn right onto …") when `announce` is true. A
   /// maneuver already announced on this route is not announced again from the same tier: the
-  /// prompts made for it carry over to the same physical maneuver on the new route (within
+  /// announcements made for it carry over to the same physical maneuver on the new route (within
   /// ``sameManeuverDistance`` metres, with the same instructions).
   public func rerouted(onto document: RouteDocument, revision: Int, announce: Bool)
     throws(RouteDocumentError) -> NavigationSession
@@ -38,11 +40,13 @@ extension NavigationSession {
       document: document, routeIndex: 0, phrasing: phrasing, configuration: configuration)
     next.started = true
     next.revision = revision
+    next.routeReason = .reroute
     next.rerouted = announce
     next.speed = speed
     next.fixInterval = fixInterval
     next.detector = detector.carriedOver()
-    let tiers: PromptFlags = [.prepare, .approach, .now]
+    next.guidesBack = guidesBack
+    let tiers: AnnouncementFlags = [.prepare, .approach, .now]
     let old = route.steps
     for k in 1..<next.route.steps.count {
       guard let point = next.route.steps[k].polyline.last else { continue }
@@ -57,7 +61,7 @@ extension NavigationSession {
     return next
   }
 
-  /// The "new route" prompt, once, for the maneuver ahead after a reroute's first match.
+  /// The "new route" announcement, once, for the maneuver ahead after a reroute's first match.
   mutating func announceNewRoute(time: Double, into events: inout [NavigationEvent]) {
     guard let say = rerouted else { return }
     rerouted = nil
@@ -67,8 +71,8 @@ extension NavigationSession {
     announce(
       .newRoute(instructions: route.steps[m].instructions, distance: d), kind: .reroute, step: m,
       id: "reroute", time: time, distance: d, into: &events)
-    // It stands for the early prompt; the closer ones follow as usual.
+    // It stands for the early announcement; the closer ones follow as usual.
     scheduler.said[m].insert(.prepare)
-    scheduler.lastPrompt = (time, m)
+    scheduler.lastAnnouncement = (time, m)
   }
 }

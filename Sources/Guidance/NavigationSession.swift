@@ -13,7 +13,7 @@ public struct NavigationSession: Sendable {
   public let geometry: RouteGeometry
   public let configuration: GuidanceConfiguration
   let phrasing: any Phrasing
-  private let matcher: RouteMatcher
+  let matcher: RouteMatcher
 
   /// Where the session stands.
   private(set) public var phase = GuidancePhase.acquiring
@@ -38,8 +38,9 @@ public struct NavigationSession: Sendable {
   private var arrivalEvidence = 0
   /// Set when resuming from a snapshot: the first fix may be far ahead of the saved position.
   private var reacquiring = false
-  /// When resuming: the time of the last input handled before the restart. Inputs up to it,
-  /// that one included, were handled already.
+  /// When resuming: the time of the last input handled before the restart.
+  ///
+  /// Inputs up to it, that one included, were handled already.
   private var resumedThrough: Double?
   private var lastValidFix: Fix?
   /// The newest valid fix's time among every epoch given, handled or skipped: GPS loss falls
@@ -54,6 +55,12 @@ public struct NavigationSession: Sendable {
   private var gpsLossCount = 0
 
   var detector: OffRouteDetector
+  /// Leads a vehicle off the route back to it (`return` announcements).
+  var returnGuide: ReturnGuide
+  /// Whether ``ingest(_:)`` itself makes the `return` announcements of a vehicle off its route. An
+  /// edge that asks a router for a new route turns it off and calls ``guideBack()`` after each
+  /// fix for which no new route can be had.
+  public var guidesBack = true
   private var lastLateral = 0.0
   /// Recent distances from the route, to tell a vehicle moving away from a steady bias.
   private var laterals: [(time: Double, lateral: Double)] = []
@@ -68,11 +75,14 @@ public struct NavigationSession: Sendable {
   /// Number of announcements made so far (state is saved when it changes).
   private(set) public var announcementCount = 0
 
-  var scheduler: PromptScheduler
-  /// The route's revision: 0 for the route guidance started with, n for the n-th reroute.
+  var scheduler: AnnouncementScheduler
+  /// The route's revision: 0 for the route guidance started with, n for the n-th route applied
+  /// since (select, load, reload, reroute).
   var revision = 0
-  /// Set on a session that replaces its route while driving: no departure prompt, and when
-  /// true a "new route" prompt at the first fix.
+  /// Why this route is followed (the `ROUTE` event's `reason`).
+  public var routeReason = RouteReason.start
+  /// Set on a session that replaces its route while driving: no departure announcement, and when
+  /// true a "new route" announcement at the first fix.
   var rerouted: Bool?
 
   /// Starts a session on alternative `routeIndex` of `document`.
@@ -88,7 +98,8 @@ public struct NavigationSession: Sendable {
     self.configuration = configuration
     self.phrasing = phrasing
     self.detector = OffRouteDetector(configuration: configuration)
-    self.scheduler = PromptScheduler(
+    self.returnGuide = ReturnGuide(configuration: configuration.returning)
+    self.scheduler = AnnouncementScheduler(
       route: route, geometry: geometry, configuration: configuration, phrasing: phrasing)
   }
 
@@ -98,13 +109,14 @@ public struct NavigationSession: Sendable {
       name: route.name, routeIndex: routeIndex, distance: route.distance,
       expectedTravelTime: route.expectedTravelTime, transportType: route.transportType,
       hasTolls: route.hasTolls, hasHighways: route.hasHighways, steps: route.steps.count,
-      source: document.source.name, destination: document.destination.name)
+      source: document.source.name, destination: document.destination.name,
+      reason: routeReason, revision: revision)
   }
 
   var lastStep: Int { route.steps.count - 1 }
 
   /// The route's average planned speed in m/s (0 when the route has no travel time), a floor
-  /// for prompt timing: a vehicle that just turned will speed up again.
+  /// for announcement timing: a vehicle that just turned will speed up again.
   private var plannedSpeed: Double { scheduler.plannedSpeed }
 
   // MARK: - Snapshots
@@ -116,8 +128,8 @@ public struct NavigationSession: Sendable {
     /// Metres along the route.
     public var distanceAlong: Double
     public var currentStep: Int
-    /// Per step, which prompts were already made.
-    public var said: [PromptFlags]
+    /// Per step, which announcements were already made.
+    public var said: [AnnouncementFlags]
     /// On the route, off it or arrived (a snapshot exists only once departed).
     public var phase: GuidancePhase
     public var offRoute: Bool { phase == .offRoute }
@@ -126,12 +138,12 @@ public struct NavigationSession: Sendable {
     public var lastFixTime: Double?
     /// Speed at the last valid fix, metres per second.
     public var speed: Double
-    /// Time (seconds since the Unix epoch) and step of the last maneuver prompt: an early
-    /// prompt right after it is not made, across a restart too.
-    public var lastPromptTime: Double?
-    public var lastPromptStep: Int?
+    /// Time (seconds since the Unix epoch) and step of the last maneuver announcement: an early
+    /// announcement right after it is not made, across a restart too.
+    public var lastAnnouncementTime: Double?
+    public var lastAnnouncementStep: Int?
     /// Whether the GPS was lost (its loss already announced), and the losses and departures
-    /// from the route so far, which number the `gps` and `offroute` prompt ids.
+    /// from the route so far, which number the `gps` and `offroute` announcement ids.
     public var gpsLost: Bool
     public var gpsLossCount: Int
     public var offRouteCount: Int
@@ -139,17 +151,21 @@ public struct NavigationSession: Sendable {
     /// session skips inputs up to it (they were handled before the restart).
     public var lastInputTime: Double?
     /// Time of the last fix that moved the matched position, and the maneuvers passed by dead
-    /// reckoning since: a restart inside a tunnel keeps timing the prompts ahead.
+    /// reckoning since: a restart inside a tunnel keeps timing the announcements ahead.
     public var lastMatchTime: Double?
     public var reckonedSteps: Int
+    /// Off the route: what of the guidance back to it was said (`nil` on the route).
+    public var returning: ReturnGuide.Progress?
 
     public init(
-      routeIndex: Int, distanceAlong: Double, currentStep: Int, said: [PromptFlags],
-      phase: GuidancePhase, lastFixTime: Double?, speed: Double, lastPromptTime: Double? = nil,
-      lastPromptStep: Int? = nil, gpsLost: Bool = false, gpsLossCount: Int = 0,
+      routeIndex: Int, distanceAlong: Double, currentStep: Int, said: [AnnouncementFlags],
+      phase: GuidancePhase, lastFixTime: Double?, speed: Double,
+      lastAnnouncementTime: Double? = nil,
+      lastAnnouncementStep: Int? = nil, gpsLost: Bool = false, gpsLossCount: Int = 0,
       offRouteCount: Int = 0, lastInputTime: Double? = nil, lastMatchTime: Double? = nil,
-      reckonedSteps: Int = 0
+      reckonedSteps: Int = 0, returning: ReturnGuide.Progress? = nil
     ) {
+      self.returning = returning
       self.routeIndex = routeIndex
       self.distanceAlong = distanceAlong
       self.currentStep = currentStep
@@ -157,8 +173,8 @@ public struct NavigationSession: Sendable {
       self.phase = phase
       self.lastFixTime = lastFixTime
       self.speed = speed
-      self.lastPromptTime = lastPromptTime
-      self.lastPromptStep = lastPromptStep
+      self.lastAnnouncementTime = lastAnnouncementTime
+      self.lastAnnouncementStep = lastAnnouncementStep
       self.gpsLost = gpsLost
       self.gpsLossCount = gpsLossCount
       self.offRouteCount = offRouteCount
@@ -170,17 +186,17 @@ public struct NavigationSession: Sendable {
     /// A snapshot in the terms of the first progress format: arrived wins over off route, and
     /// neither means on the route.
     public init(
-      routeIndex: Int, distanceAlong: Double, currentStep: Int, said: [PromptFlags],
+      routeIndex: Int, distanceAlong: Double, currentStep: Int, said: [AnnouncementFlags],
       offRoute: Bool, arrived: Bool, lastFixTime: Double?, speed: Double,
-      lastPromptTime: Double? = nil, lastPromptStep: Int? = nil, gpsLost: Bool = false,
+      lastAnnouncementTime: Double? = nil, lastAnnouncementStep: Int? = nil, gpsLost: Bool = false,
       gpsLossCount: Int = 0, offRouteCount: Int = 0, lastInputTime: Double? = nil,
       lastMatchTime: Double? = nil, reckonedSteps: Int = 0
     ) {
       self.init(
         routeIndex: routeIndex, distanceAlong: distanceAlong, currentStep: currentStep,
         said: said, phase: arrived ? .arrived : offRoute ? .offRoute : .onRoute,
-        lastFixTime: lastFixTime, speed: speed, lastPromptTime: lastPromptTime,
-        lastPromptStep: lastPromptStep, gpsLost: gpsLost, gpsLossCount: gpsLossCount,
+        lastFixTime: lastFixTime, speed: speed, lastAnnouncementTime: lastAnnouncementTime,
+        lastAnnouncementStep: lastAnnouncementStep, gpsLost: gpsLost, gpsLossCount: gpsLossCount,
         offRouteCount: offRouteCount, lastInputTime: lastInputTime,
         lastMatchTime: lastMatchTime, reckonedSteps: reckonedSteps)
     }
@@ -192,15 +208,17 @@ public struct NavigationSession: Sendable {
     return Snapshot(
       routeIndex: routeIndex, distanceAlong: distanceAlong, currentStep: currentStep,
       said: scheduler.said, phase: phase, lastFixTime: lastValidFix?.time, speed: speed,
-      lastPromptTime: scheduler.lastPrompt?.time, lastPromptStep: scheduler.lastPrompt?.step,
+      lastAnnouncementTime: scheduler.lastAnnouncement?.time,
+      lastAnnouncementStep: scheduler.lastAnnouncement?.step,
       gpsLost: gpsLost, gpsLossCount: gpsLossCount, offRouteCount: detector.count,
-      lastInputTime: lastInputTime, lastMatchTime: lastMatchTime, reckonedSteps: reckonedSteps)
+      lastInputTime: lastInputTime, lastMatchTime: lastMatchTime, reckonedSteps: reckonedSteps,
+      returning: offRoute && returnGuide.since != nil ? returnGuide.progress : nil)
   }
 
   /// Resumes a session from a saved snapshot of the same route document.
   ///
   /// The `ROUTE` event is sent again with the first input (subscribers need it), but the
-  /// departure and every prompt already made are not. An inconsistent snapshot (another
+  /// departure and every announcement already made are not. An inconsistent snapshot (another
   /// route, a step out of range) is refused, so the caller can start afresh instead.
   public init(
     document: RouteDocument, resuming snapshot: Snapshot, phrasing: any Phrasing,
@@ -218,6 +236,7 @@ public struct NavigationSession: Sendable {
         .invalidValue, path: "", "the saved progress does not fit this route")
     }
     phase = snapshot.phase.departed ? snapshot.phase : .onRoute
+    routeReason = .resume
     distanceAlong = snapshot.distanceAlong
     currentStep = snapshot.currentStep
     scheduler.said = snapshot.said
@@ -227,14 +246,17 @@ public struct NavigationSession: Sendable {
     speed = snapshot.speed.isFinite ? max(0, snapshot.speed) : 0
     segmentHint = geometry.segment(containing: distanceAlong, from: 0)
     reacquiring = true
-    if let t = snapshot.lastPromptTime, let s = snapshot.lastPromptStep {
-      scheduler.lastPrompt = (t, s)
+    if let t = snapshot.lastAnnouncementTime, let s = snapshot.lastAnnouncementStep {
+      scheduler.lastAnnouncement = (t, s)
     }
     gpsLost = snapshot.gpsLost
     gpsLossCount = max(0, snapshot.gpsLossCount)
     resumedThrough = snapshot.lastInputTime ?? snapshot.lastFixTime
     lastMatchTime = snapshot.lastMatchTime
     reckonedSteps = max(0, snapshot.reckonedSteps)
+    if phase == .offRoute, let r = snapshot.returning {
+      returnGuide = ReturnGuide(configuration: configuration.returning, progress: r)
+    }
     if let t = snapshot.lastFixTime, t.isFinite {
       // Epochs older than the saved state were already handled before the restart.
       lastInputTime = t
@@ -315,15 +337,20 @@ public struct NavigationSession: Sendable {
         dt: dt, accuracy: accuracy, threshold: threshold, standing: standing, into: &events)
     }
     lastValidFix = fix
+    if phase == .offRoute {
+      followReturn(point: point, course: trustedCourse, time: fix.time)
+    }
 
     if phase == .onRoute {
       advanceSteps(time: fix.time, into: &events)
       checkArrival(fix, point: point, into: &events)
-      if !arrived { prompts(time: fix.time, position: distanceAlong, into: &events) }
+      if !arrived { announcements(time: fix.time, position: distanceAlong, into: &events) }
     }
     if !arrived {
       events.append(NavigationEvent(time: fix.time, kind: .progress(progress(point, fix))))
     }
+    // After the fix's progress, where an edge with a router says it too.
+    if guidesBack { sayReturn(into: &events) }
     return events
   }
 
@@ -345,7 +372,7 @@ public struct NavigationSession: Sendable {
     /// once it is reported.
     public var lossDue: Double?
     /// Whether dead reckoning carries a moving vehicle, so silence must be checked between
-    /// fixes, at the edge's own tick interval, to keep prompts on time in a tunnel.
+    /// fixes, at the edge's own tick interval, to keep announcements on time in a tunnel.
     public var periodic: Bool
 
     public init(lossDue: Double?, periodic: Bool) {
@@ -356,8 +383,10 @@ public struct NavigationSession: Sendable {
 
   /// The silence checks due with the fix clock at `now`, or `nil` when no silence can change
   /// anything: before the first fix, after arrival, once the loss is reported of a vehicle that
-  /// is not being carried on. Dead reckoning lasts ``deadReckoningLimit`` seconds after the
-  /// newest fix, for a departed vehicle on the route that was moving at `trustCourseAbove`.
+  /// is not being carried on.
+  ///
+  /// Dead reckoning lasts ``deadReckoningLimit`` seconds after the newest fix, for a departed
+  /// vehicle on the route that was moving at `trustCourseAbove`.
   public func nextSilenceCheck(now: Double) -> SilenceCheck? {
     guard started, !arrived, let last = newestFixTime else { return nil }
     let lossDue = gpsLost ? nil : last + configuration.gpsLostAfter
@@ -387,11 +416,13 @@ public struct NavigationSession: Sendable {
   /// reckoning (the daemon's engine ticks while it lasts).
   public static let deadReckoningLimit = 300.0
 
-  /// Carries the prompts through a stretch without fixes (a tunnel): the position is
-  /// estimated from the last matched position and speed, and used only to time the prompt
+  /// Carries the announcements through a stretch without fixes (a tunnel): the position is
+  /// estimated from the last matched position and speed, and used only to time the announcement
   /// for the maneuver ahead — never to advance a step or to report progress, so a stale
-  /// position cannot move guidance on. The estimate stops at the maneuver point, and only a
-  /// vehicle that was moving when the fixes stopped is carried, for at most five minutes.
+  /// position cannot move guidance on.
+  ///
+  /// The estimate stops at the maneuver point, and only a vehicle that was moving when the fixes
+  /// stopped is carried, for at most five minutes.
   private mutating func deadReckon(at time: Double, into events: inout [NavigationEvent]) {
     guard phase == .onRoute, let since = lastMatchTime,
       speed >= configuration.trustCourseAbove
@@ -411,7 +442,7 @@ public struct NavigationSession: Sendable {
       events.append(NavigationEvent(time: time, kind: .step(currentStep)))
       stepStarted(currentStep, time: time, into: &events)
     }
-    // Prompts must not come late: they are timed for a vehicle that may have sped up since
+    // Announcements must not come late: they are timed for a vehicle that may have sped up since
     // (a tunnel on a through road), by `reckonAcceleration` up to `reckonSpeedUp` times its
     // speed, never for one that slowed down.
     let c = configuration
@@ -420,7 +451,7 @@ public struct NavigationSession: Sendable {
     let ahead =
       distanceAlong + speed * elapsed + (faster - speed) * (elapsed - speedUpTime / 2)
     estimate = min(max(estimate, ahead), geometry.stepEnd[currentStep])
-    prompts(time: time, position: estimate, into: &events)
+    announcements(time: time, position: estimate, into: &events)
   }
 
   // MARK: - Matching
@@ -440,8 +471,10 @@ public struct NavigationSession: Sendable {
   }
 
   /// Whether `fix` is farther from the last fix than the vehicle can have gone since: a
-  /// single-fix glitch, not matched. Only between fixes close in time (a gap lets the vehicle
-  /// go anywhere), and never more than `glitchStreak` fixes in a row.
+  /// single-fix glitch, not matched.
+  ///
+  /// Only between fixes close in time (a gap lets the vehicle go anywhere), and never more than
+  /// `glitchStreak` fixes in a row.
   private func isGlitch(_ fix: Fix, point: Coordinate, dt: Double, accuracy: Double) -> Bool {
     guard phase.departed, discardStreak < configuration.glitchStreak, dt > 0,
       dt <= configuration.gpsLostAfter, let last = lastValidFix?.coordinate
@@ -562,7 +595,7 @@ public struct NavigationSession: Sendable {
       }
     }
     currentStep = geometry.step(containing: distanceAlong, from: 1)
-    // Everything before the starting step is behind us: never prompt for it.
+    // Everything before the starting step is behind us: never announcement for it.
     for i in 0..<currentStep { scheduler.said[i] = .passed }
     var advisories = route.advisoryNotices
     advisories.removeAll { $0.isEmpty }
@@ -674,6 +707,7 @@ public struct NavigationSession: Sendable {
     time: Double, lateral: Double, into events: inout [NavigationEvent]
   ) {
     phase = .offRoute
+    returnGuide = ReturnGuide(configuration: configuration.returning)
     // The vehicle may already be well ahead of the last match (a long tunnel, a gap).
     let since = lastMatchTime.map { max(0, time - $0) } ?? 0
     let spoken = detector.leave(
@@ -684,7 +718,7 @@ public struct NavigationSession: Sendable {
     events.append(NavigationEvent(time: time, kind: .offRoute(distance: d)))
     guard spoken else { return }
     announce(
-      .offRoute(distance: d), kind: .offroute, step: currentStep,
+      .offRoute(distance: d), kind: .offRoute, step: currentStep,
       id: "offroute.\(detector.count)", time: time, into: &events)
   }
 
@@ -723,7 +757,7 @@ public struct NavigationSession: Sendable {
     segmentHint = c.segment
     events.append(NavigationEvent(time: fix.time, kind: .onRoute))
     announce(
-      .backOnRoute, kind: .onroute, step: currentStep, id: "onroute.\(detector.count)",
+      .backOnRoute, kind: .onRoute, step: currentStep, id: "onroute.\(detector.count)",
       time: fix.time, into: &events)
     // Rejoining ahead skips maneuvers that were bypassed: they are never announced.
     let step = geometry.step(containing: distanceAlong, from: currentStep)
@@ -808,10 +842,10 @@ public struct NavigationSession: Sendable {
     events.append(NavigationEvent(time: fix.time, kind: .arrived(distance: straight)))
   }
 
-  // MARK: - Prompts
+  // MARK: - Announcements
 
-  /// Makes the prompt for the maneuver ahead that is due with the vehicle at `position`.
-  private mutating func prompts(
+  /// Makes the announcement for the maneuver ahead that is due with the vehicle at `position`.
+  private mutating func announcements(
     time: Double, position: Double, into events: inout [NavigationEvent]
   ) {
     guard
@@ -820,19 +854,19 @@ public struct NavigationSession: Sendable {
         fixInterval: fixInterval, uncertainty: lastAccuracy)
     else { return }
     announce(
-      p.utterance, kind: p.kind, step: p.step, id: p.id, time: time, distance: p.distance,
+      p.message, kind: p.kind, step: p.step, id: p.id, time: time, distance: p.distance,
       into: &events)
   }
 
   // MARK: - Output
 
   mutating func announce(
-    _ utterance: Utterance, kind: AnnouncementKind, step: Int, id: String, time: Double,
+    _ message: AnnouncementMessage, kind: AnnouncementKind, step: Int, id: String, time: Double,
     distance: Double? = nil, into events: inout [NavigationEvent]
   ) {
     announcementCount += 1
     let a = Announcement(
-      step: step, kind: kind, utterance: utterance, text: phrasing.text(for: utterance),
+      step: step, kind: kind, message: message, text: phrasing.text(for: message),
       distance: distance,
       id: revision == 0 ? "r\(routeIndex).\(id)" : "r\(routeIndex).v\(revision).\(id)")
     events.append(NavigationEvent(time: time, kind: .announce(a)))

@@ -6,7 +6,7 @@
 /// the state cannot flap. The detector decides; the session matches and speaks.
 struct OffRouteDetector: Sendable {
   let configuration: GuidanceConfiguration
-  /// Departures from the route so far; they number the `offroute` prompt ids.
+  /// Departures from the route so far; they number the `offroute` announcement ids.
   private(set) var count = 0
   /// Metres along the route where the vehicle left it: the rejoin search starts there.
   var anchor = 0.0
@@ -27,7 +27,7 @@ struct OffRouteDetector: Sendable {
   var suspecting: Bool { evidence > 0 || wrongWay > 0 }
 
   /// A detector for a route that replaces this one: the departures so far keep numbering the
-  /// prompt ids, and "off the route" is not said again right after the new route.
+  /// announcement ids, and "off the route" is not said again right after the new route.
   func carriedOver() -> OffRouteDetector {
     var next = OffRouteDetector(configuration: configuration, count: count)
     next.lastWarning = lastWarning
@@ -45,8 +45,10 @@ struct OffRouteDetector: Sendable {
   ///
   /// - Parameters:
   ///   - away: the fix is beyond the off-route distance.
-  ///   - wrongWay: the fix is close but its course is against the route.
+  ///   - against: the fix is close but its course is against the route.
   ///   - holding: the fix says nothing either way (standing, dead-reckoned position).
+  ///   - time: the fix's time, seconds.
+  /// - Returns: whether the vehicle has now left the route.
   mutating func observe(away: Bool, wrongWay against: Bool, holding: Bool, time: Double) -> Bool {
     if away && !holding {
       evidence += 1

@@ -32,7 +32,9 @@ public struct RouteGeometry: Sendable {
   /// Number of segments (points − 1).
   public var segmentCount: Int { points.count - 1 }
 
-  /// Flattens `route`. Requires a validated route (a departure plus at least one step).
+  /// Flattens `route`.
+  ///
+  /// Requires a validated route (a departure plus at least one step).
   public init(route: Route) {
     var pts = RoutePolyline()
     var ends: [Int] = []

@@ -406,8 +406,10 @@ public struct JSONParser {
 
   /// The value of the well-formed number in `range` when it can be computed exactly with one
   /// rounding (Clinger's fast path): at most 15 significant digits, so the digits are an exact
-  /// double, scaled by an exact power of ten up to 10^22. That single correctly rounded
-  /// multiplication or division gives the double nearest the decimal value, the same one
+  /// double, scaled by an exact power of ten up to 10^22.
+  ///
+  /// That single correctly rounded multiplication or division gives the double nearest the decimal
+  /// value, the same one
   /// `Double(String)` returns. Route documents hold one number per coordinate, so this is most
   /// of a route's load time. `nil` for anything else (which then goes through `Double(String)`).
   private func exactDouble(_ range: Range<Int>) -> Double? {

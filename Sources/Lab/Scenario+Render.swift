@@ -5,9 +5,9 @@ public import Simulation
 
 import func Glibc.cos
 
-/// A picture of one run as SVG: the map (route, fixes, matched positions, prompts, off-route
+/// A picture of one run as SVG: the map (route, fixes, matched positions, announcements, off-route
 /// stretches, dropouts) and below it a timeline of the distance to the next maneuver with the
-/// prompts marked.
+/// announcements marked.
 ///
 /// The map uses a local equirectangular projection around the run's centre: east and north
 /// metres at the same scale, so shapes and the scale bar are right at any latitude (a
@@ -40,14 +40,14 @@ public struct RunPicture: Sendable {
   static let timelineHeight = 260.0
   static let stepColours = ["#1f77b4", "#ff7f0e"]
 
-  /// Colour of a prompt marker by kind.
+  /// Colour of an announcement marker by kind.
   static func colour(_ kind: AnnouncementKind) -> String {
     switch kind {
     case .prepare: "#9467bd"
     case .approach: "#17becf"
     case .now: "#d62728"
     case .arrive, .waypoint: "#2ca02c"
-    case .offroute, .onroute: "#e377c2"
+    case .offRoute, .onRoute, .return: "#e377c2"
     default: "#7f7f7f"
     }
   }
@@ -147,7 +147,7 @@ public struct RunPicture: Sendable {
       o += "text-anchor=\"middle\" font-size=\"10\" font-weight=\"bold\">\(i)</text></g>\n"
     }
     o += "</g>\n"
-    // Where each prompt was spoken: the position the engine had then.
+    // Where each announcement was spoken: the position the engine had then.
     o += "<g id=\"prompts\">\n"
     var lastPosition: Coordinate?
     for e in events {
@@ -353,7 +353,7 @@ public struct RunPicture: Sendable {
     o += "<g id=\"distance\" fill=\"none\" stroke=\"#1f77b4\" stroke-width=\"1.2\">\n"
     for piece in pieces { o += "<polyline points=\"\(path(decimate(piece)))\"/>\n" }
     o += "</g>\n"
-    // Prompts.
+    // Announcements.
     var lastDistance = 0.0
     var i = 0
     for e in events {

@@ -31,7 +31,7 @@ public struct QualityScore: Sendable {
 
   /// A truth stretch off the route counts as a deviation to report once it goes this far away.
   public static let deviationMinimum = 50.0
-  /// Seconds a final prompt must come before its maneuver: about a second to hear the end of
+  /// Seconds a final announcement must come before its maneuver: about a second to hear the end of
   /// it and two to act, at any speed.
   public static let finalLeadMinimum = 3.0
 
@@ -42,20 +42,20 @@ public struct QualityScore: Sendable {
   public var driving: Bool
   /// GPS noise of the recipe, metres.
   public var noise: Double?
-  /// Maneuvers (arrival excluded) the vehicle reached; with no truth, those with a prompt.
+  /// Maneuvers (arrival excluded) the vehicle reached; with no truth, those with an announcement.
   public var maneuvers = 0
-  /// Maneuvers whose final prompt came before the vehicle reached the maneuver point.
+  /// Maneuvers whose final announcement came before the vehicle reached the maneuver point.
   public var finalBefore: Int?
-  /// Seconds from each maneuver's final prompt to reaching it (negative when late).
+  /// Seconds from each maneuver's final announcement to reaching it (negative when late).
   public var leadTimes: [Double] = []
-  /// The same for maneuvers whose final prompt is their own, not the "then" part of the
+  /// The same for maneuvers whose final announcement is their own, not the "then" part of the
   /// previous maneuver's (a pair said as one unit is timed by its first maneuver).
   public var ownLeadTimes: [Double] = []
-  /// Maneuvers that got an earlier prompt besides the final one.
+  /// Maneuvers that got an earlier announcement besides the final one.
   public var withEarlier = 0
   /// Whether the departure was announced.
   public var departureAnnounced = false
-  /// Prompts made more than once (the same id again).
+  /// Announcements made more than once (the same id again).
   public var duplicates = 0
   /// Off-route events while the vehicle was on the route.
   public var falseOffRoute: Int?
@@ -69,11 +69,11 @@ public struct QualityScore: Sendable {
   /// Readable notes on each failing maneuver or event, for tuning.
   public var notes: [String] = []
 
-  /// Final-prompt lead median over maneuvers with a final prompt of their own, seconds.
+  /// Final-announcement lead median over maneuvers with a final announcement of their own, seconds.
   public var leadMedian: Double? { median(ownLeadTimes) }
-  /// Shortest final-prompt lead, seconds.
+  /// Shortest final-announcement lead, seconds.
   public var leadMinimum: Double? { leadTimes.min() }
-  /// Maneuvers reached whose final prompt came less than ``finalLeadMinimum`` before them
+  /// Maneuvers reached whose final announcement came less than ``finalLeadMinimum`` before them
   /// (late ones included).
   public var shortLeads: Int { leadTimes.filter { $0 < Self.finalLeadMinimum }.count }
   /// Worst delay from being ``deviationMinimum`` metres off to the off-route event, seconds.
@@ -111,7 +111,7 @@ extension QualityScore {
     noise = options?.noise
     let geometry = RouteGeometry(route: route)
     let last = route.steps.count - 1
-    var prompts: [(time: Double, a: Announcement)] = []
+    var announcements: [(time: Double, a: Announcement)] = []
     var seen = Set<String>()
     var started = Set<Int>()
     var offRoute: [Double] = []
@@ -124,28 +124,28 @@ extension QualityScore {
           duplicates += 1
           notes.append("duplicate prompt \(a.id) at \(clock(e.time, events)) s")
         }
-        prompts.append((e.time, a))
+        announcements.append((e.time, a))
       case .step(let s): started.insert(s)
       case .offRoute: offRoute.append(e.time)
       case .arrived: if arrival == nil { arrival = e.time }
       default: break
       }
     }
-    func promptTimes(_ m: Int) -> [Double] {
-      promptList(m).map(\.time)
+    func announcementTimes(_ m: Int) -> [Double] {
+      announcementList(m).map(\.time)
     }
-    func promptList(_ m: Int) -> [(time: Double, a: Announcement)] {
-      prompts.filter { p in
+    func announcementList(_ m: Int) -> [(time: Double, a: Announcement)] {
+      announcements.filter { p in
         if p.a.step == m && [.prepare, .approach, .now].contains(p.a.kind) { return true }
         guard p.a.step == m - 1, [.approach, .now].contains(p.a.kind),
-          case .maneuver(_, _, let then) = p.a.utterance
+          case .maneuver(_, _, let then) = p.a.message
         else { return false }
         return then != nil
       }
     }
     guard let drive else {
       for m in 1..<max(1, last) {
-        let times = promptTimes(m)
+        let times = announcementTimes(m)
         guard !times.isEmpty else { continue }
         maneuvers += 1
         if times.count > 1 { withEarlier += 1 }
@@ -184,25 +184,25 @@ extension QualityScore {
       }
       i = j + 1
     }
-    // Maneuvers: the final prompt before the point, its lead, an earlier prompt.
+    // Maneuvers: the final announcement before the point, its lead, an earlier announcement.
     var before = 0
     for m in 1..<max(1, last) {
       guard let reached = reaching(geometry.stepEnd[m]) else { continue }
       maneuvers += 1
-      let times = promptTimes(m)
+      let times = announcementTimes(m)
       guard let final = times.max() else {
         notes.append("maneuver \(m) (\(route.steps[m].instructions)) never announced")
         continue
       }
       if times.count > 1 { withEarlier += 1 }
       let lead = reached - final
-      // A detour between the prompt and the maneuver says nothing about prompt timing.
+      // A detour between the announcement and the maneuver says nothing about announcement timing.
       let detoured = stretches.contains {
         truth[$0.start].time > final && truth[$0.start].time < reached
       }
       if !detoured {
         leadTimes.append(lead)
-        let own = promptList(m).last { $0.time == final }.map { $0.a.step == m } ?? true
+        let own = announcementList(m).last { $0.time == final }.map { $0.a.step == m } ?? true
         if own { ownLeadTimes.append(lead) }
       }
       if lead > 0 {
@@ -279,10 +279,10 @@ extension QualityScore {
 
   /// The quality bar of the scenario suite; returns what this drive misses of it.
   ///
-  /// The departure announced; every maneuver's final prompt at least ``finalLeadMinimum``
-  /// before the maneuver; a median final-prompt lead of 4–10 s on driven routes; no duplicate
-  /// prompt; no false off-route event with noise up to 15 m; every departure from the route
-  /// reported within 5 s; arrival within 25 m; no skipped step.
+  /// The departure announced; every maneuver's final announcement at least
+  /// ``finalLeadMinimum`` before the maneuver; a median final-announcement lead of 4–10 s on
+  /// driven routes; no duplicate announcement; no false off-route event with noise up to 15 m;
+  /// every departure from the route reported within 5 s; arrival within 25 m; no skipped step.
   public func violations() -> [String] {
     guard hasTruth else { return [] }
     var out: [String] = []

@@ -24,6 +24,10 @@ public struct Scenario: Sendable {
   public var talker = "GP"
   public var sentences = NMEAWriter.Sentence.classic
   public var description = ""
+  /// Stretches in which the receiver says nothing at all, not even a no-fix epoch (recipe key
+  /// `silences`: `[[at, seconds], …]` after the first epoch): a receiver unplugged, a gpsd
+  /// that stopped sending. Replays report them as silence (``ReplaySilence``).
+  public var silences: [ClosedRange<Double>] = []
 
   /// The committed track (`drive.nmea`), `nil` before `scenario make` wrote one.
   public var track: [UInt8]?
@@ -41,7 +45,7 @@ public struct Scenario: Sendable {
     do {
       document = try RouteImport.decode(
         try read(directory + "/route.json"),
-        writer: { .natural(Language(instructionLanguage: $0)) })
+        writer: { InstructionWriter(language: $0) })
     } catch let error as RouteDocumentError {
       throw ScenarioError("\(directory)/route.json: \(error)")
     }
@@ -72,6 +76,12 @@ public struct Scenario: Sendable {
           throw ScenarioError("\(directory): talker must be two capital letters")
         }
         talker = t
+      }
+      for g in r["silences"]?.arrayValue ?? [] {
+        guard let a = g.arrayValue, a.count == 2, let at = a[0].doubleValue,
+          let d = a[1].doubleValue, d >= 0
+        else { throw ScenarioError("\(directory): silences are [at, seconds] pairs") }
+        silences.append(at...(at + d))
       }
       if let list = r["sentences"]?.arrayValue {
         let names = list.compactMap(\.stringValue).joined(separator: ",")
@@ -160,12 +170,11 @@ public struct Scenario: Sendable {
     return reader.feed(bytes) + reader.finish()
   }
 
-  /// Replays the track through the pure pipeline and returns every event, `PROGRESS` included.
+  /// Replays the track through the pure pipeline, with the daemon's replay rule for silence
+  /// (``ReplaySilence``), and returns every event, `PROGRESS` included.
   public func events() throws -> [NavigationEvent] {
     var s = try session()
-    var events: [NavigationEvent] = []
-    for fix in try trackFixes() { events += s.ingest(fix) }
-    return events
+    return s.replay(try trackFixes())
   }
 
   /// Replays the track through the pure pipeline and returns the transcript lines.
@@ -194,7 +203,14 @@ public struct Scenario: Sendable {
       throw ScenarioError("\(directory): scenario.json has no simulate recipe")
     }
     let route = try document.route(at: routeIndex)
-    let drive = DriveSimulator.drive(route, options: recipe)
+    var drive = DriveSimulator.drive(route, options: recipe)
+    if !silences.isEmpty {
+      let kept = drive.fixes.indices.filter { i in
+        !silences.contains { $0.contains(drive.fixes[i].time - recipe.start) }
+      }
+      drive.fixes = kept.map { drive.fixes[$0] }
+      drive.sigmas = kept.map { drive.sigmas[$0] }
+    }
     var header = ["Name: \(directory.split(separator: "/").last.map(String.init) ?? directory)"]
     if !description.isEmpty { header.append("Description: \(description)") }
     header.append("Source: stepwise simulate (recipe in scenario.json)")

@@ -73,6 +73,7 @@ enum NMEADecoder {
   /// - Parameters:
   ///   - sentence: The bytes from `$` to the end of the line.
   ///   - missingChecksum: Set to `true` when the sentence has no `*`.
+  /// - Returns: the decoded sentence, or why it was rejected.
   static func decode(
     _ sentence: UnsafeBufferPointer<UInt8>, missingChecksum: inout Bool
   ) -> NMEADecodeResult {
@@ -230,7 +231,8 @@ enum NMEADecoder {
     return v < 0 ? v + 360 : (v >= 360 ? v - 360 : v)
   }
 
-  // RMC: time, status, lat, N/S, lon, E/W, SOG kn, COG, ddmmyy, magvar, E/W[, FAA mode[, nav status]]
+  // RMC: time, status, lat, N/S, lon, E/W, SOG kn, COG, ddmmyy, magvar, E/W[, FAA mode[, nav
+  // status]]
   private static func rmc(_ c: inout NMEAFieldCursor, _ n: Int, _ s: inout DecodedSentence)
     throws(MalformedField)
   {
@@ -249,7 +251,8 @@ enum NMEADecoder {
     s.coordinate = try position(fields, validity: s.validity)
   }
 
-  // GGA: time, lat, N/S, lon, E/W, quality, satellites, HDOP, altitude, M, separation, M, age, station
+  // GGA: time, lat, N/S, lon, E/W, quality, satellites, HDOP, altitude, M, separation, M, age,
+  // station
   private static func gga(_ c: inout NMEAFieldCursor, _ n: Int, _ s: inout DecodedSentence)
     throws(MalformedField)
   {

@@ -42,8 +42,9 @@ public import Geodesy
 /// no GPS week rollover correction is applied. An RMC or ZDA that moves the date back by more
 /// than 12 hours restarts the out-of-order check instead of silencing the rest of the stream.
 public struct NMEAReader: Sendable {
-  /// The longest sentence accepted, in bytes from `$` to the line end. NMEA allows 82 with
-  /// CR LF; high-precision u-blox sentences reach 87 and Android `$PGLOR` 118.
+  /// The longest sentence accepted, in bytes from `$` to the line end.
+  ///
+  /// NMEA allows 82 with CR LF; high-precision u-blox sentences reach 87 and Android `$PGLOR` 118.
   public static let maximumSentenceLength = 120
 
   /// What has been read so far.

@@ -38,8 +38,9 @@ public struct NMEARejection: Sendable, Equatable, CustomStringConvertible {
     }
   }
 
-  /// The 1-based line number where the rejected text starts. CR LF, CR CR LF, bare LF and bare
-  /// CR each end one line.
+  /// The 1-based line number where the rejected text starts.
+  ///
+  /// CR LF, CR CR LF, bare LF and bare CR each end one line.
   public var line: Int
   /// Why it was rejected.
   public var reason: Reason
@@ -53,7 +54,8 @@ public struct NMEARejection: Sendable, Equatable, CustomStringConvertible {
     self.text = text
   }
 
-  /// `line 12: bad checksum: sentence says *00, bytes give *4A: $PGLOR,…`
+  /// The line, the reason and the text: `line 12: bad checksum: sentence says *00, bytes give
+  /// *4A: $PGLOR,…`.
   public var description: String { "line \(line): \(reason): \(text)" }
 
   /// Renders bytes for ``text``: printable ASCII as is, anything else as `\xNN`, at most 100

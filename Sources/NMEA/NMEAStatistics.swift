@@ -10,8 +10,10 @@ public struct NMEAStatistics: Sendable, Equatable {
   public var sentences = 0
   /// Sentences dropped because their checksum did not match or could not be read.
   public var badChecksum = 0
-  /// Sentences without a `*HH` checksum. They are accepted (see ``NMEAReader``) and counted here
-  /// as well as in `sentences`, `skipped` or `malformed`.
+  /// Sentences without a `*HH` checksum.
+  ///
+  /// They are accepted (see ``NMEAReader``) and counted here as well as in `sentences`, `skipped`
+  /// or `malformed`.
   public var missingChecksum = 0
   /// Well-formed sentences of types the reader does not use: proprietary (`$P…`), GSV, TXT,
   /// route sentences and any other type.

@@ -1,6 +1,8 @@
 import Glibc
 
-/// A monotonic clock the replay paces itself by. Injected so tests never sleep.
+/// A monotonic clock the replay paces itself by.
+///
+/// Injected so tests never sleep.
 public protocol PacingClock: Sendable {
   /// Seconds on a monotonic scale.
   func now() -> Double
@@ -8,7 +10,9 @@ public protocol PacingClock: Sendable {
   func sleep(until deadline: Double)
 }
 
-/// The system's monotonic clock. The corresponding C functions are `clock_gettime` and
+/// The system's monotonic clock.
+///
+/// The corresponding C functions are `clock_gettime` and
 /// `clock_nanosleep`.
 public struct SystemClock: PacingClock {
   public init() {}

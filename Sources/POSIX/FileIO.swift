@@ -63,7 +63,9 @@ public final class InputFile {
     owned = true
   }
 
-  /// Reads up to `buffer.count` bytes; 0 at end of file. Retries on `EINTR`.
+  /// Reads up to `buffer.count` bytes; 0 at end of file.
+  ///
+  /// Retries on `EINTR`.
   public func read(into buffer: inout [UInt8]) throws -> Int {
     while true {
       let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
@@ -102,7 +104,9 @@ public final class OutputSink: @unchecked Sendable {
     if buffer.count >= 1 << 16 { flush() }
   }
 
-  /// Writes out everything buffered. The corresponding C function is `write`.
+  /// Writes out everything buffered.
+  ///
+  /// The corresponding C function is `write`.
   public func flush() {
     guard !buffer.isEmpty else { return }
     defer { buffer.removeAll(keepingCapacity: true) }
@@ -153,7 +157,9 @@ public func logLine(_ priority: Int, _ text: String) {
 private let temporaryFileSerial = Atomic<UInt64>(0)
 
 /// Writes `bytes` to `path` atomically: a temporary file in the same folder, `fsync`, then
-/// `rename` over the target. The corresponding C functions are `open`, `write`, `fsync` and
+/// `rename` over the target.
+///
+/// The corresponding C functions are `open`, `write`, `fsync` and
 /// `rename`.
 ///
 /// Each call has a temporary file of its own, `NAME.tmp.SERIAL.PID` (created with `O_EXCL`):

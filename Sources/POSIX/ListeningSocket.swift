@@ -30,6 +30,9 @@ public final class ListeningSocket: Sendable {
   ///   - mode: permission bits of the socket file (0660: owner and group may connect).
   ///   - group: group id of the socket file, or `nil` to keep the daemon's.
   ///   - backlog: the `listen` backlog.
+  /// - Returns: the socket, listening.
+  /// - Throws: `SystemError` naming the call that failed.
+  ///
   /// The corresponding C functions are `socket`, `bind`, `chown`, `chmod`, `listen` and `link`.
   public static func bind(
     path: String, mode: mode_t = 0o660, group: UInt32? = nil, backlog: Int32 = 128

@@ -52,7 +52,9 @@ public final class Monitor<Value: ~Copyable>: @unchecked Sendable {
 
   /// Blocks the calling thread until `done` holds for the value, checking it again whenever
   /// another thread wakes it, and at the latest every `timeout` seconds (so a caller can also
-  /// look at a flag that is set without the lock). Returns at once when `done` holds already.
+  /// look at a flag that is set without the lock).
+  ///
+  /// Returns at once when `done` holds already.
   ///
   /// The corresponding C function is `pthread_cond_timedwait`.
   public func wait(until done: (inout Value) -> Bool, timeout: Double) {

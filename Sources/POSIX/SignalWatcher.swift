@@ -40,7 +40,9 @@ public final class SignalWatcher: @unchecked Sendable {
   }
 
   /// Starts watching `numbers` (their default action is turned off) and returns once the
-  /// sources are registered. The corresponding C function is `signal`.
+  /// sources are registered.
+  ///
+  /// The corresponding C function is `signal`.
   public static func start(_ numbers: [Int32]) async -> SignalWatcher {
     let gate = Gate()
     let w = SignalWatcher(numbers) { gate.open() }

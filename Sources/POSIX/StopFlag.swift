@@ -31,7 +31,9 @@ public final class StopFlag: Sendable {
   }
 
   /// A descriptor that is readable once the flag is set (-1 if no pipe could be made, in
-  /// which case callers must not wait without a timeout). The corresponding C function is
+  /// which case callers must not wait without a timeout).
+  ///
+  /// The corresponding C function is
   /// `pipe`.
   public var wakeDescriptor: Int32 {
     pipe.withLock { p in

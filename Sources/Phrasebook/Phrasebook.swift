@@ -1,9 +1,9 @@
 public import Guidance
-internal import Routes
+public import Routes
 
 /// Everything the daemon says or shows in its own words, in one language and one unit system.
 ///
-/// A value type with no state beyond its two settings: the same utterance always gives the same
+/// A value type with no state beyond its two settings: the same message always gives the same
 /// text, so transcripts stay byte-identical across replays. Route instructions come from the
 /// router and are embedded as they are; only the glue around them ("In 300 meters, …",
 /// "300미터 앞, …입니다.") is produced here. Every sentence ends in exactly one sentence mark.
@@ -29,7 +29,7 @@ public struct Phrasebook: Phrasing, Sendable {
     }
   }
 
-  /// The text a voice says for `utterance`, as one or more complete sentences.
+  /// The text a voice says for `message`, as one or more complete sentences.
   ///
   /// Distances are phrased with ``spokenDistance(_:)``. Instructions have their trailing
   /// periods removed before they are embedded, so no text ends in "..". A maneuver whose
@@ -40,22 +40,22 @@ public struct Phrasebook: Phrasing, Sendable {
   /// contains a digit ("I-95"). Korean adds the copula 입니다 to noun-phrase instructions
   /// ("300미터 앞, Rue des Guillemites에서 좌회전입니다.") and uses 앞에서 before instructions
   /// that are already sentences or have no Hangul ("300미터 앞에서 우회전하세요.").
-  public func text(for utterance: Utterance) -> String {
-    // Prompts with router text are written byte by byte when that text allows it.
-    if let text = promptText(for: utterance) { return text }
+  public func text(for message: AnnouncementMessage) -> String {
+    // Announcements with router text are written byte by byte when that text allows it.
+    if let text = announcementText(for: message) { return text }
     switch language {
-    case .en: return english(utterance)
-    case .ko: return korean(utterance)
+    case .en: return english(message)
+    case .ko: return korean(message)
     }
   }
 
-  /// About how long a voice takes to say the text for `utterance`, in seconds.
+  /// About how long a voice takes to say the text for `message`, in seconds.
   ///
-  /// Always equal to `speechDuration(of: text(for: utterance))`, but cheaper: a maneuver
-  /// prompt is measured as it is written into a scratch buffer, and no string is made. The
-  /// engine asks this on most fixes near a maneuver to time its prompts.
-  public func speechDuration(for utterance: Utterance) -> Double {
-    promptSpeechDuration(for: utterance) ?? speechDuration(of: text(for: utterance))
+  /// Always equal to `speechDuration(of: text(for: message))`, but cheaper: a maneuver
+  /// announcement is measured as it is written into a scratch buffer, and no string is made. The
+  /// engine asks this on most fixes near a maneuver to time its announcements.
+  public func speechDuration(for message: AnnouncementMessage) -> Double {
+    announcementSpeechDuration(for: message) ?? speechDuration(of: text(for: message))
   }
 
   /// About how long a voice takes to say `text`, in seconds.
@@ -82,9 +82,9 @@ public struct Phrasebook: Phrasing, Sendable {
 // MARK: - English
 
 extension Phrasebook {
-  /// The English text for `utterance`.
-  private func english(_ utterance: Utterance) -> String {
-    switch utterance {
+  /// The English text for `message`.
+  private func english(_ message: AnnouncementMessage) -> String {
+    switch message {
     case .depart(let source, let tolls, let advisories):
       let source = withoutTrailingPeriods(source)
       var sentences = [source.isEmpty ? "Depart." : terminated("Depart from \(source)")]
@@ -124,11 +124,50 @@ extension Phrasebook {
     case .newRoute(let instructions, let distance):
       let next = english(.maneuver(instructions: instructions, distance: distance, then: nil))
       return next.isEmpty ? "New route." : "New route. \(next)"
+    case .returnToRoute(let distance, let direction, let turnAround):
+      let place =
+        switch direction {
+        case .ahead: "ahead"
+        case .behind: "behind you"
+        case .left: "to your left"
+        case .right: "to your right"
+        case .compass(let point): "to the \(englishCompass(point))"
+        }
+      let sentence = "The route is \(spokenDistance(distance)) \(place)."
+      return turnAround ? "Turn around when possible. \(sentence)" : sentence
     case .gpsLost:
       return "GPS signal lost."
     case .gpsAcquired:
       return "GPS signal restored."
     }
+  }
+}
+
+/// "north", "northeast", …: the compass point towards the route.
+func englishCompass(_ point: CompassPoint) -> String {
+  switch point {
+  case .north: "north"
+  case .northEast: "northeast"
+  case .east: "east"
+  case .southEast: "southeast"
+  case .south: "south"
+  case .southWest: "southwest"
+  case .west: "west"
+  case .northWest: "northwest"
+  }
+}
+
+/// "북쪽", "북동쪽", …; every one ends in 쪽, so 으로 always follows.
+func koreanCompass(_ point: CompassPoint) -> String {
+  switch point {
+  case .north: "북쪽"
+  case .northEast: "북동쪽"
+  case .east: "동쪽"
+  case .southEast: "남동쪽"
+  case .south: "남쪽"
+  case .southWest: "남서쪽"
+  case .west: "서쪽"
+  case .northWest: "북서쪽"
   }
 }
 
@@ -157,10 +196,10 @@ private func instructionPair(_ instructions: String, _ then: String?) -> (String
 // MARK: - Korean
 
 extension Phrasebook {
-  /// The Korean text for `utterance`, in the polite 합쇼체 of navigation voices, with 해요체
+  /// The Korean text for `message`, in the polite 합쇼체 of navigation voices, with 해요체
   /// requests ("…하세요") as T map and Kakao Navi use them.
-  private func korean(_ utterance: Utterance) -> String {
-    switch utterance {
+  private func korean(_ message: AnnouncementMessage) -> String {
+    switch message {
     case .depart(let source, let tolls, let advisories):
       let source = withoutTrailingPeriods(source)
       var sentences = [source.isEmpty ? "출발합니다." : "\(source)에서 출발합니다."]
@@ -196,6 +235,20 @@ extension Phrasebook {
     case .newRoute(let instructions, let distance):
       let next = koreanManeuver(instructions, distance: distance, then: nil)
       return next.isEmpty ? "새 경로로 안내합니다." : "새 경로로 안내합니다. \(next)"
+    case .returnToRoute(let distance, let direction, let turnAround):
+      // "경로는 왼쪽으로 120미터 떨어져 있습니다.": where the route is and how far, in the
+      // order a Korean voice says it; 방향을 돌리세요 fits driving, cycling and walking alike
+      // (유턴 is for cars only).
+      let side =
+        switch direction {
+        case .ahead: "앞쪽"
+        case .behind: "뒤쪽"
+        case .left: "왼쪽"
+        case .right: "오른쪽"
+        case .compass(let point): koreanCompass(point)
+        }
+      let sentence = "경로는 \(side)으로 \(spokenDistance(distance)) 떨어져 있습니다."
+      return turnAround ? "가능한 곳에서 방향을 돌리세요. \(sentence)" : sentence
     case .gpsLost:
       return "GPS 신호가 끊겼습니다."
     case .gpsAcquired:
@@ -203,7 +256,7 @@ extension Phrasebook {
     }
   }
 
-  /// "도로를 따라 2킬로미터 계속 가세요."
+  /// The Korean "continue for" announcement, such as "도로를 따라 2킬로미터 계속 가세요".
   ///
   /// Not "2킬로미터 동안 …": 동안 measures time, and a bare distance before the verb is how
   /// Korean says how far. "도로를 따라" rather than 직진 because a long step may bend, and
@@ -212,11 +265,13 @@ extension Phrasebook {
     "도로를 따라 \(spokenDistance(distance)) 계속 가세요."
   }
 
-  /// A maneuver prompt: "300미터 앞, A입니다.", "잠시 후 A, 이어서 B입니다.",
-  /// "300미터 앞에서 A하세요. 이어서 B입니다." and so on.
+  /// A maneuver announcement: "300미터 앞, A입니다.", "잠시 후 A, 이어서 B입니다.",
+  /// "300미터 앞에서 A하세요.
+  ///
+  /// 이어서 B입니다." and so on.
   ///
   /// Noun phrases share one copula at the end ("A, 이어서 B입니다."). When either instruction
-  /// is a finished sentence the prompt becomes two sentences, because a sentence ending
+  /// is a finished sentence the announcement becomes two sentences, because a sentence ending
   /// cannot be followed by ", 이어서".
   private func koreanManeuver(_ instructions: String, distance: Double?, then: String?)
     -> String

@@ -1,9 +1,12 @@
+import Routes
+
 /// Metres in an international statute mile.
 let metresPerMile = 1609.344
 /// Metres in an international foot.
 let metresPerFoot = 0.3048
-/// The largest magnitude phrased, in metres or seconds. Larger values and infinities are
-/// clamped to it, so that the conversions to `Int` can never trap.
+/// The largest magnitude phrased, in metres or seconds.
+///
+/// Larger values and infinities are clamped to it, so that the conversions to `Int` can never trap.
 let largestQuantity = 1e12
 
 /// `value` made safe to round: NaN and negatives become 0, huge values are clamped.

@@ -32,7 +32,9 @@ private func withoutTrailingPeriodsByCharacter(_ text: String) -> String {
 }
 
 /// `text` as one sentence: trailing periods are collapsed to one, and "." is appended unless
-/// the text already ends in another sentence mark ("!", "?", "…"). Empty text stays empty.
+/// the text already ends in another sentence mark ("!", "?", "…").
+///
+/// Empty text stays empty.
 func terminated(_ text: String) -> String {
   let simple = withSimpleText(text) { simple -> String in
     let kept = simple.withoutTrailingPeriods(0..<simple.count)
@@ -122,15 +124,15 @@ private func isKoreanNounPhraseByCharacter(_ instruction: String) -> Bool {
   return !"다요죠".contains(last)
 }
 
-/// `instruction` with its lead rewritten by `rewrite` in a ``PromptBuffer``, or `nil` when it
+/// `instruction` with its lead rewritten by `rewrite` in a ``AnnouncementBuffer``, or `nil` when it
 /// is not simple text or the rewrite leaves simple text.
 private func rewrittenLead(
-  _ instruction: String, _ rewrite: (inout PromptBuffer, SimpleText) -> Void
+  _ instruction: String, _ rewrite: (inout AnnouncementBuffer, SimpleText) -> Void
 ) -> String? {
   withSimpleText(instruction) { simple -> String? in
     var complete = false
     let text = String(unsafeUninitializedCapacity: simple.count + 16) { storage in
-      guard var buffer = PromptBuffer(storage) else { return 0 }
+      guard var buffer = AnnouncementBuffer(storage) else { return 0 }
       rewrite(&buffer, simple)
       complete = buffer.isComplete
       return complete ? buffer.count : 0

@@ -1,10 +1,12 @@
-// Byte-level text helpers for the prompt fast path.
+import Routes
+
+// Byte-level text helpers for the announcement fast path.
 //
 // `Character` work (grapheme breaking, Unicode property lookups, canonical equivalence) made
-// prompt phrasing the most expensive part of `NavigationSession.ingest`. Almost all prompt text
-// is made of *simple* scalars: scalars that form a grapheme cluster on their own whatever is
-// next to them. In such text every `Character` is one scalar (the one exception is CR LF,
-// which is whitespace either way), so the helpers here work on UTF-8 bytes and scalars and
+// announcement phrasing the most expensive part of `NavigationSession.ingest`. Almost all
+// announcement text is made of *simple* scalars: scalars that form a grapheme cluster on their own
+// whatever is next to them. In such text every `Character` is one scalar (the one exception is CR
+// LF, which is whitespace either way), so the helpers here work on UTF-8 bytes and scalars and
 // give exactly what the `Character`-based helpers in Sentences.swift give. Text with any other
 // scalar (a combining mark, a conjoining jamo, an emoji) takes the `Character` path instead.
 

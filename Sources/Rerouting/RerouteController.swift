@@ -82,17 +82,23 @@ public struct RerouteConfiguration: Sendable, Equatable {
   public var destinationRadius = 75.0
   /// Below this speed (metres per second) the vehicle is standing: no request.
   public var standingBelow = 1.0
-  /// Seconds between two requests while no reroute was applied recently …
+  /// Seconds between two requests while no reroute was applied recently; see
+  /// ``recentWindow``.
   public var minimumSpacing = 2.0
-  /// … doubled for each reroute applied within this many seconds …
+  /// The spacing doubles for each reroute applied within this many seconds, up to
+  /// ``maximumSpacing``.
   public var recentWindow = 180.0
-  /// … up to this many seconds.
+  /// The longest spacing between two requests, seconds.
   public var maximumSpacing = 60.0
   /// Seconds before asking again after a failure, growing by `failureGrowth` up to
   /// `maximumFailureSpacing` while the failures go on.
   public var failureSpacing = 2.0
   public var failureGrowth = 1.5
   public var maximumFailureSpacing = 30.0
+  /// Seconds before asking again a router that refused the connection, without growth: a
+  /// refused connection never reached a router (nothing to overload, one SYN answered by the
+  /// kernel), and a router that restarts is used again within about a second.
+  public var refusedSpacing = 1.0
   /// After "off the network", metres to travel before asking again.
   public var offNetworkRetryDistance = 100.0
   /// Seconds after which a request without an answer counts as lost.
@@ -194,8 +200,8 @@ public struct RerouteController: Sendable {
   /// Takes the router's answer to request `id`, checked against `latest` (the newest
   /// observation, which may be later than the one the request was made for).
   ///
-  /// - Parameter remainingManeuvers: the current route's maneuver points not yet passed, to
-  ///   tell a route that only leads back onto it.
+  /// `remainingManeuvers` are the current route's maneuver points not yet passed, to tell a
+  /// route that only leads back onto it. Returns what to do, in order.
   public mutating func received(
     id: String, result: Result<RouteDocument, RouterFailure>,
     remainingManeuvers: some Collection<Coordinate>
@@ -304,6 +310,7 @@ public struct RerouteController: Sendable {
   /// Seconds to wait after the last request: longer after failures, and the more reroutes were
   /// applied recently (a storm of reroutes means the routes do not fit the driver).
   private var spacing: Double {
+    if case .refused? = failure { return configuration.refusedSpacing }
     if failure != nil {
       var s = configuration.failureSpacing
       for _ in 1..<max(1, failureCount) { s *= configuration.failureGrowth }

@@ -69,15 +69,19 @@ public struct RouteRequest: Sendable, Equatable {
 
   /// Below this speed (metres per second) the course says little: no heading is sent.
   public static let headingMinimumSpeed = 2.0
-  /// The heading tolerance in degrees at ``headingMinimumSpeed``…
+  /// The heading tolerance in degrees at ``headingMinimumSpeed``; it narrows to
+  /// ``headingToleranceFast``.
   public static let headingToleranceSlow = 90.0
-  /// … narrowing to this at ``headingNarrowSpeed`` and above: a fast vehicle cannot turn
-  /// sharply on the spot, and a wide tolerance lets the router start it on a cross street.
+  /// The heading tolerance at ``headingNarrowSpeed`` and above.
+  ///
+  /// A fast vehicle cannot turn sharply on the spot, and a wide tolerance lets the router start
+  /// it on a cross street.
   public static let headingToleranceFast = 30.0
   public static let headingNarrowSpeed = 15.0
-  /// The search radius is this many sigmas of the fix's accuracy …
+  /// The search radius, in sigmas of the fix's accuracy; at most ``maximumRadius``.
   public static let radiusSigmas = 2.0
-  /// … at most this many metres (Valhalla's service limit is 200 m; wider finds far roads).
+  /// The largest search radius, metres (Valhalla's service limit is 200 m; wider finds far
+  /// roads).
   public static let maximumRadius = 100.0
 
   /// The origin heading to send, or `nil` when the course is unknown or the vehicle too slow

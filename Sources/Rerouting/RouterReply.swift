@@ -69,8 +69,10 @@ public enum RouterReply {
   /// Classifies an HTTP answer to the request with id `id`.
   ///
   /// - Parameters:
+  ///   - api: the router's API, which says how to read the body.
   ///   - status: the HTTP status.
   ///   - body: the reply's bytes.
+  ///   - id: the request's id, named in failures.
   ///   - writer: writes instructions in the wanted language where the router's text is in
   ///     another one (or absent, as in OSRM).
   /// - Returns: the route document, validated as a native document, or the failure.

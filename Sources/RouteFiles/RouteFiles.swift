@@ -1,6 +1,5 @@
 import Glibc
 import POSIX
-public import Phrasebook
 public import Routes
 
 /// A route file that could not be loaded; the message names the file and the JSON path.
@@ -41,6 +40,7 @@ public enum RouteFiles {
   /// Loads and validates the document at `path` (`-` for standard input).
   ///
   /// - Parameters:
+  ///   - path: the file, or `-` for standard input.
   ///   - format: forces a format; `nil` detects it from the content.
   ///   - language: the wanted language of instructions and notices: router text in another
   ///     language is replaced by instructions written from the maneuvers. `nil` is the route's
@@ -49,6 +49,8 @@ public enum RouteFiles {
   ///   - maximumSize: the largest file accepted, in bytes. A larger regular file is refused
   ///     before any of it is read; standard input or a pipe is refused as soon as it passes
   ///     the limit.
+  /// - Returns: the document, validated.
+  /// - Throws: ``RouteFileError`` naming the file and what is wrong with it.
   public static func load(
     _ path: String, format: RouteFileFormat? = nil, language: Language? = nil,
     maximumSize: Int = defaultMaximumFileSize
@@ -100,7 +102,7 @@ public enum RouteFiles {
   /// The language of a loaded document's instructions, for a daemon or a command not told
   /// `--locale`: a Korean route is guided in Korean.
   public static func language(of document: RouteDocument) -> Language? {
-    RouteLanguage.of(document).map(Language.init(instructionLanguage:))
+    RouteLanguage.of(document)
   }
 
   /// Decodes a route document from bytes; `name` is used in messages.
@@ -112,8 +114,8 @@ public enum RouteFiles {
   ) throws(RouteFileError) -> RouteDocument {
     do throws(RouteDocumentError) {
       return try RouteImport.decode(
-        bytes, format: format, language: language.map(\.instructionLanguage),
-        writer: { .natural(Language(instructionLanguage: $0)) })
+        bytes, format: format, language: language,
+        writer: { InstructionWriter(language: $0) })
     } catch {
       throw RouteFileError(path: name, underlying: error, message: "")
     }

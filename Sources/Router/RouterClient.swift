@@ -59,9 +59,12 @@ public final class RouterClient: @unchecked Sendable {
   /// A client for the router at `baseURL` ("http://127.0.0.1:8002", "https://host/valhalla").
   ///
   /// - Parameters:
+  ///   - baseURL: the router's address, without the API path.
+  ///   - api: the router's API.
   ///   - timeout: seconds a request may take, connecting included.
   ///   - writer: writes instructions the router did not give in the wanted language.
   ///   - caFile: a certificate authority bundle for https (the system's otherwise).
+  /// - Throws: ``RouterClientError`` when libcurl or the client's thread cannot be set up.
   public init(
     baseURL: String, api: RouterAPI, timeout: Double, writer: InstructionWriter,
     caFile: String? = nil
@@ -105,7 +108,9 @@ public final class RouterClient: @unchecked Sendable {
   }
 
   /// Sends `request` on the client's thread; `deliver` is called on that thread with the
-  /// answer. A request still waiting for its turn is replaced (its `deliver` is not called).
+  /// answer.
+  ///
+  /// A request still waiting for its turn is replaced (its `deliver` is not called).
   public func send(
     _ request: RouteRequest, deliver: @escaping @Sendable (RouterAnswer) -> Void
   ) {
@@ -178,7 +183,9 @@ public final class RouterClient: @unchecked Sendable {
     }
   }
 
-  /// One exchange on the handle, classified. Runs on the client thread only.
+  /// One exchange on the handle, classified.
+  ///
+  /// Runs on the client thread only.
   func perform(_ request: RouteRequest) -> RouterAnswer {
     let http = RouterRequestBuilder.request(request, api: api)
     let url = baseURL + http.path

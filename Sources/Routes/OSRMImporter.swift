@@ -358,17 +358,17 @@ public enum OSRMImporter {
 
   /// The language of the route's own instruction texts, or `nil` when it has none or they are
   /// in a language Stepwise does not write.
-  private static func textLanguage(_ route: JSONObject, _ steps: [Step]) -> InstructionLanguage? {
+  private static func textLanguage(_ route: JSONObject, _ steps: [Step]) -> Language? {
     let texts = steps.compactMap(\.text)
     guard !texts.isEmpty else { return nil }
     if case .string(let locale) = route["voiceLocale"] {
-      return InstructionLanguage(locale: locale)
+      return Language(locale: locale)
     }
     return RouteImportSupport.detectLanguage(texts)
   }
 
   private static func shiftedSteps(
-    _ legs: [[Step]], writer: InstructionWriter, textLanguage: InstructionLanguage?,
+    _ legs: [[Step]], writer: InstructionWriter, textLanguage: Language?,
     mainMode: TransportType
   ) throws(RouteDocumentError) -> [RouteStep] {
     let language = writer.language

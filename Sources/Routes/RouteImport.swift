@@ -32,8 +32,8 @@ public enum RouteImport {
   ///   - writer: the instruction writer for a language.
   /// - Returns: a document that ``NativeRouteFormat`` accepts.
   public static func decode(
-    _ bytes: [UInt8], format: RouteFileFormat? = nil, language: InstructionLanguage? = nil,
-    writer: (InstructionLanguage) -> InstructionWriter
+    _ bytes: [UInt8], format: RouteFileFormat? = nil, language: Language? = nil,
+    writer: (Language) -> InstructionWriter
   ) throws(RouteDocumentError) -> RouteDocument {
     // A native document straight into fixed point, without a tree; anything unusual (and every
     // error) takes the tree.

@@ -6,7 +6,7 @@ enum RouteImportSupport {
   enum Notice: CaseIterable {
     case ferry, toll, tollBooth, tunnel
 
-    func text(_ language: InstructionLanguage) -> String {
+    func text(_ language: Language) -> String {
       let korean = language == .ko
       switch self {
       case .ferry: return korean ? "페리 구간입니다" : "Ferry crossing"
@@ -19,26 +19,26 @@ enum RouteImportSupport {
 
   /// Joins the notices that are new on this stretch (not on the previous one), or `nil`.
   static func noticeText(
-    _ flags: [Notice], previous: [Notice], language: InstructionLanguage
+    _ flags: [Notice], previous: [Notice], language: Language
   ) -> String? {
     let new = Notice.allCases.filter { flags.contains($0) && !previous.contains($0) }
     guard !new.isEmpty else { return nil }
     return new.map { $0.text(language) }.joined(separator: language == .ko ? ". " : "; ")
   }
 
-  static func ferryAdvisory(_ language: InstructionLanguage) -> String {
+  static func ferryAdvisory(_ language: Language) -> String {
     language == .ko ? "경로에 페리 구간이 포함되어 있습니다." : "This route includes a ferry crossing."
   }
 
   /// Intermediate arrivals speak of the waypoint, not the destination ("경유지" in Korean).
-  static func waypointWording(_ text: String, language: InstructionLanguage) -> String {
+  static func waypointWording(_ text: String, language: Language) -> String {
     language == .ko
       ? text.replacing("목적지", with: "경유지") : text.replacing("destination", with: "waypoint")
   }
 
   /// Guesses the language of router texts: Korean when they contain Hangul, English when most
   /// start with a word English instructions start with, otherwise `nil` (another language).
-  static func detectLanguage(_ texts: [String]) -> InstructionLanguage? {
+  static func detectLanguage(_ texts: [String]) -> Language? {
     let nonEmpty = texts.filter { !$0.isEmpty }
     guard !nonEmpty.isEmpty else { return nil }
     if nonEmpty.contains(where: {

@@ -9,15 +9,15 @@ public enum RouteLanguage {
   /// Valhalla states it (`trip.language`); an OSRM response may (`voiceLocale`, which Valhalla
   /// and Mapbox write), otherwise its instructions are judged by their script and first words,
   /// as are GraphHopper's and a native document's.
-  public static func of(_ value: JSONValue) -> InstructionLanguage? {
+  public static func of(_ value: JSONValue) -> Language? {
     guard case .object(let root) = value else { return nil }
     if case .object(let trip)? = root["trip"] {
-      if case .string(let locale)? = trip["language"] { return InstructionLanguage(locale: locale) }
+      if case .string(let locale)? = trip["language"] { return Language(locale: locale) }
       return nil
     }
     if case .array(let routes)? = root["routes"], case .object(let route)? = routes.first {
       if case .string(let locale)? = route["voiceLocale"] {
-        return InstructionLanguage(locale: locale)
+        return Language(locale: locale)
       }
       // A native document's steps, or an OSRM route's legs of steps.
       var texts = strings(route["steps"], "instructions")
@@ -33,7 +33,7 @@ public enum RouteLanguage {
   }
 
   /// The language of a document's instructions (Hangul is Korean), or `nil` when it has none.
-  public static func of(_ document: RouteDocument) -> InstructionLanguage? {
+  public static func of(_ document: RouteDocument) -> Language? {
     RouteImportSupport.detectLanguage(document.routes.first?.steps.map(\.instructions) ?? [])
   }
 

@@ -191,7 +191,7 @@ public enum ValhallaImporter {
         .invalidValue, path: R.join(path, "units"),
         "unknown units '\(other)' (expected kilometers or miles)")
     }
-    let tripLanguage = InstructionLanguage(
+    let tripLanguage = Language(
       locale: try R.optional(t, "language", path, R.string) ?? "en-US")
     let korean = writer.map { $0.language == .ko } ?? (tripLanguage == .ko)
     // Valhalla's text is kept when it is in the wanted language.

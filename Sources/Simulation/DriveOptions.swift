@@ -155,8 +155,9 @@ public struct DriveOptions: Sendable, Equatable {
   public var noise: Double = 0
   /// Correlation time of the position error, seconds.
   public var noiseCorrelation: Double = 20
-  /// Size of multipath jumps in metres (0: none). Jumps come about once a minute and last
-  /// 2–8 seconds.
+  /// Size of multipath jumps in metres (0: none).
+  ///
+  /// Jumps come about once a minute and last 2–8 seconds.
   public var multipath: Double = 0
   public var seed: UInt64 = 1
   /// Time of the first epoch, seconds since the Unix epoch (default 2024-05-01T08:00:00Z).
@@ -182,7 +183,9 @@ public struct DriveOptions: Sendable, Equatable {
   public var pullOut: PullOut?
   /// Metres by which the vehicle cuts each corner of the route's polyline (0: it follows the
   /// polyline), as on a route of junction points only whose real roads curve between them; at
-  /// most what the neighbouring segments leave room for. Cut corners count as on the route.
+  /// most what the neighbouring segments leave room for.
+  ///
+  /// Cut corners count as on the route.
   public var cornerCut: Double = 0
   /// HDOP the receiver reports with every fix.
   public var hdop = 0.9

@@ -99,7 +99,9 @@ struct Kinematics {
 }
 
 /// Drives a route and reports what a receiver would: realistic speeds (slowing for turns),
-/// correlated position noise, dropouts and detours. Deterministic for a given seed.
+/// correlated position noise, dropouts and detours.
+///
+/// Deterministic for a given seed.
 public enum DriveSimulator {
   /// Drives `route` with `options`; the same route, options and seed give the same drive.
   public static func drive(_ route: Route, options: DriveOptions = DriveOptions()) -> SimulatedDrive

@@ -28,15 +28,17 @@ public enum NMEAWriter {
     }
   }
 
-  /// RMC, GGA, GSA and GST for one epoch. A fix without position gives RMC status V, GGA
-  /// quality 0 and GSA mode 1, with empty position fields.
+  /// RMC, GGA, GSA and GST for one epoch.
+  ///
+  /// A fix without position gives RMC status V, GGA quality 0 and GSA mode 1, with empty position
+  /// fields.
   public static func epoch(_ fix: Fix, talker: String = "GP", sigma: Double) -> String {
     epoch(fix, talker: talker, sigma: sigma, sentences: Sentence.classic)
   }
 
   /// The chosen sentences for one epoch, in the order of `Sentence.all`.
   ///
-  /// - Parameter sigma: the one-sigma per-axis position error GST reports, metres.
+  /// `sigma` is the one-sigma per-axis position error GST reports, metres.
   public static func epoch(_ fix: Fix, talker: String, sigma: Double, sentences: [Sentence])
     -> String
   {

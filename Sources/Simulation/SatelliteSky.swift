@@ -23,7 +23,9 @@ public enum SatelliteSky {
   private static let used: Set<Int> = [2, 5, 7, 9, 13, 16, 20, 26, 30]
 
   /// The sky at `time` (seconds since the Unix epoch): azimuths drift by about 30° an hour,
-  /// signal strengths wobble by a few dB. The same time always gives the same sky.
+  /// signal strengths wobble by a few dB.
+  ///
+  /// The same time always gives the same sky.
   public static func view(at time: Double) -> [Satellite] {
     let drift = (time / 120).truncatingRemainder(dividingBy: 360)
     return constellation.map { c in

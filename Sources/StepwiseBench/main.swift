@@ -1,4 +1,5 @@
 import Daemon
+import Events
 // In-process measurements for Scripts/bench.sh (never run as a test). Prints `key=value` lines.
 //
 //   StepwiseBench nmea TRACK           NMEAReader alone over the file (read into memory first)
@@ -12,9 +13,9 @@ import Daemon
 //   StepwiseBench pipeline ROUTE TRACK the work of `stepwised --fast --json TRACK > /dev/null`
 //                                      in one thread, stage by stage (read, guide, encode,
 //                                      write), each a function of its own, for callgrind
-//   StepwiseBench phrase ROUTE [REPS]  prompt phrasing alone: each maneuver of the route as the
-//                                      engine phrases it near the turn (three prompts), per
-//                                      language: text(for:) and speechDuration(for:) per call
+//   StepwiseBench phrase ROUTE [REPS]  announcement phrasing alone: each maneuver of the route as
+//                                      the engine phrases it near the turn (three announcements),
+//                                      per language: text(for:) and speechDuration(for:) per call
 //   StepwiseBench reroute URL ROUTE [N] N reroute requests (default 200) to the Valhalla at
 //                                      URL from points along ROUTE, heading along it at
 //                                      50 km/h, to its destination, through RouterClient:
@@ -122,14 +123,16 @@ func statusKilobytes(_ key: String) -> Int {
   out.removeAll(keepingCapacity: true)
 }
 
-/// One prompt text, out of line so callgrind counts its calls; returns its length in bytes.
-@inline(never) func phraseText(_ phrasebook: Phrasebook, _ utterance: Utterance) -> Int {
-  phrasebook.text(for: utterance).utf8.count
+/// One announcement text, out of line so callgrind counts its calls; returns its length in bytes.
+@inline(never) func phraseText(_ phrasebook: Phrasebook, _ message: AnnouncementMessage) -> Int {
+  phrasebook.text(for: message).utf8.count
 }
 
-/// One prompt's speech duration, out of line so callgrind counts its calls.
-@inline(never) func phraseDuration(_ phrasebook: Phrasebook, _ utterance: Utterance) -> Double {
-  phrasebook.speechDuration(for: utterance)
+/// One announcement's speech duration, out of line so callgrind counts its calls.
+@inline(never) func phraseDuration(_ phrasebook: Phrasebook, _ message: AnnouncementMessage)
+  -> Double
+{
+  phrasebook.speechDuration(for: message)
 }
 
 let args = Array(CommandLine.arguments.dropFirst())
@@ -290,27 +293,27 @@ case ("phrase", 2), ("phrase", 3):
     let document: RouteDocument
     do { document = try RouteFiles.load(args[1], language: language) } catch { fail("\(error)") }
     let steps = document.routes[0].steps
-    var utterances: [Utterance] = []
+    var messages: [AnnouncementMessage] = []
     for (i, step) in steps.enumerated() where !step.instructions.isEmpty {
       let then = i + 1 < steps.count ? steps[i + 1].instructions : nil
-      utterances.append(.maneuver(instructions: step.instructions, distance: 620, then: nil))
-      utterances.append(.maneuver(instructions: step.instructions, distance: 180, then: then))
-      utterances.append(.maneuver(instructions: step.instructions, distance: nil, then: then))
+      messages.append(.maneuver(instructions: step.instructions, distance: 620, then: nil))
+      messages.append(.maneuver(instructions: step.instructions, distance: 180, then: then))
+      messages.append(.maneuver(instructions: step.instructions, distance: nil, then: then))
     }
     let phrasebook = Phrasebook(language: language, units: .metric)
     var bytes = 0
     var speech = 0.0
     let t0 = clock.now
     for _ in 0..<reps {
-      for utterance in utterances { bytes &+= phraseText(phrasebook, utterance) }
+      for message in messages { bytes &+= phraseText(phrasebook, message) }
     }
     let t1 = clock.now
     for _ in 0..<reps {
-      for utterance in utterances { speech += phraseDuration(phrasebook, utterance) }
+      for message in messages { speech += phraseDuration(phrasebook, message) }
     }
     let t2 = clock.now
-    let calls = Double(max(1, reps * utterances.count))
-    print("\(language.rawValue)_prompts=\(utterances.count)")
+    let calls = Double(max(1, reps * messages.count))
+    print("\(language.rawValue)_prompts=\(messages.count)")
     print("\(language.rawValue)_text_bytes=\(bytes)")
     print("\(language.rawValue)_speech_seconds=\(speech)")
     print("\(language.rawValue)_text_ns_per_call=\(Int(seconds(t1 - t0) / calls * 1e9))")
@@ -322,7 +325,7 @@ case ("reroute", 3), ("reroute", 4):
   let client: RouterClient
   do {
     client = try RouterClient(
-      baseURL: args[1], api: .valhalla, timeout: 5, writer: .natural(.en))
+      baseURL: args[1], api: .valhalla, timeout: 5, writer: InstructionWriter(language: .en))
   } catch { fail("\(error)") }
   let g = session.geometry
   let clock = ContinuousClock()

@@ -103,7 +103,7 @@ private func containsNonFinite(_ v: JSONValue) -> Bool {
 /// RouteFuzz: every route importer, through format detection (`RouteImport.decode`), as
 /// `stepwised --route` and `stepwise route convert` read files.
 private func routeFuzz(_ bytes: UnsafeBufferPointer<UInt8>) {
-  _ = try? RouteImport.decode(Array(bytes), writer: { .natural(Language(instructionLanguage: $0)) })
+  _ = try? RouteImport.decode(Array(bytes), writer: { InstructionWriter(language: $0) })
 }
 
 /// GPSDFuzz: the gpsd JSON capture reader and report decoder, as `stepwised` reads a

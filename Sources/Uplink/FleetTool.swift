@@ -10,7 +10,9 @@ import Synchronization
 import Wire
 
 /// The dispatcher's side of the fleet uplink: `stepwise fleet` (every vehicle's guidance) and
-/// `stepwise send` (a command to one vehicle, waiting for its reply). docs/fleet.md.
+/// `stepwise send` (a command to one vehicle, waiting for its reply).
+///
+/// docs/fleet.md.
 public enum FleetTool {
   public static let usage = """
     usage: stepwise fleet mqtt[s]://HOST[:PORT] [--prefix stepwise/+] [--json]

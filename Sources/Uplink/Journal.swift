@@ -30,6 +30,8 @@ public final class Journal {
   private var fileBytes = 0
   private var buffer: [UInt8] = []
   private var nextID: UInt64 = 1
+  /// Bytes were written since the last `fdatasync`.
+  private var unsynced = false
   /// The first write error since the last success, reported once.
   public private(set) var failure: SystemError?
 
@@ -75,8 +77,10 @@ public final class Journal {
   }
 
   /// Journals a new message; returns it with its id, or `nil` when it is larger than the whole
-  /// journal (counted as dropped). Older messages may be dropped to make room (``ledger``
-  /// counts them). Written to the file at the next ``sync()``.
+  /// journal (counted as dropped).
+  ///
+  /// Older messages may be dropped to make room (``ledger`` counts them). Written to the file at
+  /// the next ``sync()``.
   public func append(
     tier: JournalEntry.Tier, topic: String, payload: [UInt8], retain: Bool = false,
     expiry: Double? = nil
@@ -91,15 +95,19 @@ public final class Journal {
     return (entry, outcome.dropped)
   }
 
-  /// Marks `id` done (acknowledged, or expired unsent). Written at the next ``sync()``.
+  /// Marks `id` done (acknowledged, or expired unsent).
+  ///
+  /// Written at the next ``sync()``.
   public func complete(_ id: UInt64) {
     guard ledger.complete(id) else { return }
     JournalRecord.done(id).encode(into: &buffer)
   }
 
   /// Writes what was appended since the last call and, when `durable`, waits for the disk
-  /// (`fdatasync`); rewrites the file when it has grown too large. Returns whether everything
-  /// is on disk (a failure is kept in ``failure`` and retried at the next call).
+  /// (`fdatasync`) for everything written so far; rewrites the file when it has grown too large.
+  ///
+  /// Returns whether everything is on disk (a failure is kept in ``failure`` and retried at the
+  /// next call).
   @discardableResult
   public func sync(durable: Bool = true) -> Bool {
     do {
@@ -108,13 +116,18 @@ public final class Journal {
       if fileBytes + buffer.count > threshold {
         buffer.removeAll(keepingCapacity: true)
         try rewrite()
+        unsynced = false
       } else if !buffer.isEmpty {
         try write(buffer)
         fileBytes += buffer.count
         buffer.removeAll(keepingCapacity: true)
-        if durable && fdatasync(fd) != 0 {
+        unsynced = true
+      }
+      if durable && unsynced {
+        if fdatasync(fd) != 0 {
           throw SystemError(errno: errno, function: "fdatasync", subject: path)
         }
+        unsynced = false
       }
       failure = nil
       return true
@@ -176,7 +189,9 @@ public final class Journal {
     }
   }
 
-  /// Makes a rename durable. The corresponding C function is `fsync` on the folder.
+  /// Makes a rename durable.
+  ///
+  /// The corresponding C function is `fsync` on the folder.
   private static func syncDirectory(of path: String) {
     let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
     let d = open(folder.isEmpty ? "/" : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)

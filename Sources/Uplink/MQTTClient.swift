@@ -3,22 +3,31 @@ import Dispatch
 import Glibc
 import Synchronization
 
-/// An MQTT 5 client on libmosquitto's own network thread (`mosquitto_loop_start`).
+/// An MQTT 5 client on a network thread of its own that runs libmosquitto's loop.
 ///
 /// The connection is persistent (clean start off, a Session Expiry Interval, the client id
 /// fixed), so the broker keeps the subscriptions and queues commands while the vehicle is away
 /// (libmosquitto adds no session expiry by itself, and without one an MQTT 5 session ends with
-/// the connection). The will is set before connecting. libmosquitto reconnects by itself with
-/// its back-off, which is quadratic (delay × (n+1)², up to the maximum), not exponential as its
-/// header says.
+/// the connection). The will is set before connecting.
+///
+/// The thread is ours, not `mosquitto_loop_start`'s: libmosquitto's own loop gives up, silently
+/// and for good, after an error it counts as fatal (a TLS handshake that fails on the network
+/// thread, a refused CONNACK), and sleeps through its back-off where nothing can wake it. Here
+/// every failure, whatever its kind, is retried after the same back-off
+/// (``Options/reconnectDelay``), counted from the last accepted connect, in a wait that
+/// ``close()`` ends at once; ``lastFailure`` keeps what libmosquitto said about the last one.
+/// The back-off doubles (libmosquitto's own grows quadratically, 1, 4, 9 s: a two-second broker
+/// restart kept vehicles away for five) and is jittered, so that a fleet that lost its broker
+/// at once does not come back in one burst.
 ///
 /// Callbacks run on the network thread and only hand over to ``Handlers`` (which must return
 /// at once). The C callbacks are created in this nonisolated type, never in `@MainActor` code:
 /// Swift 6 traps when libmosquitto calls a main-actor closure from its thread.
 ///
 /// Invariant behind `@unchecked Sendable`: `handle` is set once in `init` and only destroyed in
-/// ``close()``, after the network thread has stopped; libmosquitto itself is thread-safe (built
-/// with threads), so the methods may be called from any thread.
+/// `deinit`, after ``close()`` joined the network thread; libmosquitto itself is thread-safe
+/// (built with threads, and told so by `mosquitto_threaded_set`), so the methods may be called
+/// from any thread.
 public final class MQTTClient: @unchecked Sendable {
   /// Where to connect and how.
   public struct Options: Sendable {
@@ -38,8 +47,10 @@ public final class MQTTClient: @unchecked Sendable {
     /// Messages sent before waiting for acknowledgements.
     public var sendMaximum: Int32 = 20
     /// Reconnect delays, in seconds: the first and the largest.
-    /// libmosquitto waits first × (n+1)² before attempt n+1, so (1, 30) retries after 1, 4,
-    /// 9, 16, 25, then every 30 seconds.
+    ///
+    /// The n-th failure in a row waits first × 2ⁿ⁻¹, at most the largest, so (1, 30) retries
+    /// after 1, 2, 4, 8, 16, then every 30 seconds; each wait is shortened by a random part of up
+    /// to ``reconnectJitter``.
     public var reconnectDelay: (first: UInt32, maximum: UInt32) = (1, 30)
     public var will: (topic: String, payload: [UInt8])?
 
@@ -88,10 +99,15 @@ public final class MQTTClient: @unchecked Sendable {
   public let options: Options
   private let handlers: Handlers
   private let handle: OpaquePointer
-  private let connector = DispatchQueue(label: "stepwise.mqtt.connect")
-  /// Refused connects in a row (bad credentials, not authorised, server unavailable).
-  private let refusals = Mutex(0)
+  /// Failed connects and lost links since the last accepted connect: the back-off's n.
+  private let failures = Mutex(0)
   private let closing = Atomic<Bool>(false)
+  /// Ends a back-off wait early (``close()``).
+  private let wake = DispatchSemaphore(value: 0)
+  private let thread = Mutex<pthread_t?>(nil)
+  /// libmosquitto's last error code and last error or warning line (its log: OpenSSL's reason
+  /// for a failed handshake is only said there), since the last accepted connect.
+  private let failure = Mutex<(code: Int32?, log: String?)>((nil, nil))
 
   public init(_ options: Options, handlers: Handlers) throws(Failure) {
     _ = Self.library
@@ -118,10 +134,7 @@ public final class MQTTClient: @unchecked Sendable {
       try check(
         mosquitto_tls_set(m, tls.caFile, nil, tls.certificate, tls.key, nil), "mosquitto_tls_set")
     }
-    try check(
-      mosquitto_reconnect_delay_set(
-        m, options.reconnectDelay.first, options.reconnectDelay.maximum, true),
-      "mosquitto_reconnect_delay_set")
+    try check(mosquitto_threaded_set(m, true), "mosquitto_threaded_set")
     Self.installCallbacks(m)
   }
 
@@ -141,12 +154,18 @@ public final class MQTTClient: @unchecked Sendable {
   private static func installCallbacks(_ m: OpaquePointer) {
     mosquitto_connect_v5_callback_set(m) { _, obj, rc, flags, _ in
       guard let client = MQTTClient.client(obj) else { return }
-      client.handlers.connected(rc, flags & 1 != 0)
       if rc == 0 {
-        client.refusals.withLock { $0 = 0 }
-      } else {
-        client.retryAfterRefusal()
+        client.failures.withLock { $0 = 0 }
+        client.failure.withLock { $0 = (nil, nil) }
       }
+      client.handlers.connected(rc, flags & 1 != 0)
+    }
+    mosquitto_log_callback_set(m) { _, obj, level, text in
+      guard level & (MOSQ_LOG_ERR | MOSQ_LOG_WARNING) != 0, let text,
+        let client = MQTTClient.client(obj)
+      else { return }
+      let line = String(cString: text)
+      client.failure.withLock { $0.log = line }
     }
     mosquitto_disconnect_v5_callback_set(m) { _, obj, rc, _ in
       MQTTClient.client(obj)?.handlers.disconnected(rc)
@@ -166,42 +185,107 @@ public final class MQTTClient: @unchecked Sendable {
     }
   }
 
-  /// Connects and starts the network thread, without waiting: the first connect (name lookup
-  /// and TCP, which can take seconds on a dead cellular link) runs on a queue of its own; a
-  /// failed one is retried by the network thread with the back-off.
+  /// Starts the network thread, which connects and then runs libmosquitto's loop; returns at
+  /// once: the first connect (name lookup and TCP, which can take seconds on a dead cellular
+  /// link) runs there too. A connect that fails at once is also told to `onFirstFailure`.
   public func start(onFirstFailure: @escaping @Sendable (Failure) -> Void) {
-    connector.async { [self] in
-      var props: OpaquePointer?
-      if options.persistent {
-        mosquitto_property_add_int32(
-          &props, Int32(MQTT_PROP_SESSION_EXPIRY_INTERVAL.rawValue), UInt32(options.sessionExpiry))
-      }
-      let rc = mosquitto_connect_bind_v5(
-        handle, options.host, options.port, options.keepalive, nil, props)
-      mosquitto_property_free_all(&props)
-      if rc != MOSQ_ERR_SUCCESS.rawValue {
-        onFirstFailure(Failure(code: rc, function: "connect to \(options.host):\(options.port)"))
-      }
-      _ = mosquitto_loop_start(handle)
+    guard thread.withLock({ $0 == nil }) else { return }
+    let context = Unmanaged.passRetained(
+      Box { [self] in networkLoop(onFirstFailure: onFirstFailure) }
+    ).toOpaque()
+    var t = pthread_t()
+    let r = pthread_create(
+      &t, nil,
+      { raw in
+        guard let raw else { return nil }
+        Unmanaged<Box>.fromOpaque(raw).takeRetainedValue().body()
+        return nil
+      }, context)
+    if r == 0 {
+      thread.withLock { $0 = t }
+    } else {
+      Unmanaged<Box>.fromOpaque(context).release()
+      noteFailure(MOSQ_ERR_ERRNO.rawValue)
+      onFirstFailure(Failure(code: MOSQ_ERR_ERRNO.rawValue, function: "pthread_create"))
     }
   }
 
-  /// A refused CONNACK ends libmosquitto's network thread (its loop retries lost connections,
-  /// not refusals), so the retry is ours: after the same quadratic back-off, stop the ended
-  /// thread, reconnect and start it again, off the network thread (which cannot join itself).
-  private func retryAfterRefusal() {
-    let n = refusals.withLock { r -> Int in
-      r += 1
-      return r
+  private final class Box {
+    let body: () -> Void
+    init(_ body: @escaping () -> Void) { self.body = body }
+  }
+
+  /// The network thread: connect, loop until something fails, back off, reconnect; until
+  /// ``close()``, after which it lets the loop send the DISCONNECT (for at most a second).
+  private func networkLoop(onFirstFailure: @Sendable (Failure) -> Void) {
+    var props: OpaquePointer?
+    if options.persistent {
+      mosquitto_property_add_int32(
+        &props, Int32(MQTT_PROP_SESSION_EXPIRY_INTERVAL.rawValue), UInt32(options.sessionExpiry))
     }
-    let first = Double(options.reconnectDelay.first)
-    let delay = min(Double(options.reconnectDelay.maximum), first * Double(n * n))
-    connector.asyncAfter(deadline: .now() + delay) { [self] in
-      guard !closing.load(ordering: .acquiring) else { return }
-      mosquitto_disconnect_v5(handle, 0, nil)
-      mosquitto_loop_stop(handle, false)
-      _ = mosquitto_reconnect(handle)
-      _ = mosquitto_loop_start(handle)
+    var rc = mosquitto_connect_bind_v5(
+      handle, options.host, options.port, options.keepalive, nil, props)
+    mosquitto_property_free_all(&props)
+    if rc != MOSQ_ERR_SUCCESS.rawValue {
+      noteFailure(rc)
+      onFirstFailure(Failure(code: rc, function: "connect to \(options.host):\(options.port)"))
+    }
+    while true {
+      if closing.load(ordering: .acquiring) {
+        let end = DispatchTime.now() + Self.disconnectGrace
+        while rc == MOSQ_ERR_SUCCESS.rawValue && DispatchTime.now() < end {
+          rc = mosquitto_loop(handle, 100, 1)
+        }
+        return
+      }
+      if rc == MOSQ_ERR_SUCCESS.rawValue {
+        rc = mosquitto_loop(handle, Self.loopTimeout, 1)
+        if rc != MOSQ_ERR_SUCCESS.rawValue { noteFailure(rc) }
+        continue
+      }
+      // A lost link, a failed connect or handshake, a refused CONNACK: all alike.
+      let n = failures.withLock { f -> Int in
+        f += 1
+        return f
+      }
+      let delay = Self.backOff(failures: n, options.reconnectDelay)
+      if wake.wait(timeout: .now() + delay) == .success { continue }
+      rc = mosquitto_reconnect(handle)
+      if rc != MOSQ_ERR_SUCCESS.rawValue { noteFailure(rc) }
+    }
+  }
+
+  /// The largest part of a reconnect wait taken off at random.
+  public static let reconnectJitter = 0.5
+
+  /// Seconds to wait after the `failures`-th failure in a row (from 1).
+  public static func backOff(
+    failures: Int, _ delay: (first: UInt32, maximum: UInt32),
+    random: Double = Double.random(in: 0..<1)
+  ) -> Double {
+    let doubled = Double(delay.first) * Double(1 << min(max(failures - 1, 0), 20))
+    return min(Double(delay.maximum), doubled) * (1 - reconnectJitter * random)
+  }
+
+  /// Milliseconds libmosquitto's loop waits for the socket before its housekeeping (PINGs);
+  /// a publish from another thread wakes it at once.
+  static let loopTimeout: Int32 = 1000
+  /// How long ``close()`` lets the loop send the DISCONNECT.
+  static let disconnectGrace = DispatchTimeInterval.seconds(1)
+
+  private func noteFailure(_ rc: Int32) {
+    failure.withLock { $0.code = rc }
+  }
+
+  /// What libmosquitto said about the last failure since the last accepted connect: its error
+  /// text and its last logged error line (for TLS, OpenSSL's reason); `nil` when nothing failed.
+  public var lastFailure: String? {
+    let f = failure.withLock { $0 }
+    switch (f.code.map(Self.error), f.log) {
+    case (let code?, let log?): return code + " (" + log + ")"
+    case (let code?, nil): return code
+    case (nil, let log?): return log
+    case (nil, nil): return nil
     }
   }
 
@@ -232,14 +316,19 @@ public final class MQTTClient: @unchecked Sendable {
     mosquitto_subscribe_v5(handle, nil, topic, 1, 0, nil)
   }
 
-  /// Waits for the connector (the first connect attempt), then disconnects with reason 4
-  /// ("disconnect with will message": the broker publishes the will, so a stopped vehicle
-  /// shows offline as a vanished one does) and stops the network thread.
+  /// Disconnects with reason 4 ("disconnect with will message": the broker publishes the
+  /// will, so a stopped vehicle shows offline as a vanished one does) and ends the network
+  /// thread, after the first connect attempt if it is still under way. Call once.
   public func close() {
     closing.store(true, ordering: .releasing)
-    connector.sync {}
     mosquitto_disconnect_v5(handle, 4, nil)
-    mosquitto_loop_stop(handle, false)
+    wake.signal()
+    if let t = thread.withLock({ t -> pthread_t? in
+      defer { t = nil }
+      return t
+    }) {
+      pthread_join(t, nil)
+    }
   }
 
   /// The text of an MQTT 5 reason code (CONNACK, DISCONNECT).

@@ -2,6 +2,7 @@ import CommandLineSupport
 import Daemon
 import Glibc
 import POSIX
+import Subscribers
 
 /// A broker address: `mqtt://HOST[:PORT]` (default port 1883) or `mqtts://HOST[:PORT]` (TLS,
 /// default 8883).

@@ -35,6 +35,8 @@ public enum Command: Sendable, Equatable {
   case cancel
   /// Asks the router for a new route from where the vehicle is now.
   case reroute
+  /// Drops the next waypoint of the route and asks the router for a new route without it.
+  case skip
 
   /// The `cmd` value.
   public var name: String {
@@ -46,20 +48,21 @@ public enum Command: Sendable, Equatable {
     case .load: "load"
     case .cancel: "cancel"
     case .reroute: "reroute"
+    case .skip: "skip"
     }
   }
 
   /// Whether only privileged peers may send it (it changes guidance for everyone).
   public var changesGuidance: Bool {
     switch self {
-    case .select, .load, .cancel, .reroute: true
+    case .select, .load, .cancel, .reroute, .skip: true
     case .watch, .status, .routes: false
     }
   }
 
   /// Every command name, in documentation order.
   public static let names = [
-    "watch", "status", "routes", "select", "load", "cancel", "reroute",
+    "watch", "status", "routes", "select", "load", "cancel", "reroute", "skip",
   ]
 }
 
@@ -176,6 +179,8 @@ public struct CommandRequest: Sendable, Equatable {
       command = .cancel
     case "reroute":
       command = .reroute
+    case "skip":
+      command = .skip
     default:
       throw fail(
         .unknownCommand,
@@ -194,7 +199,7 @@ public struct CommandRequest: Sendable, Equatable {
     case .watch(let w):
       o.append("enable", .bool(w.enable))
       if let c = w.classes { o.append("classes", .array(c.map { .string($0) })) }
-    case .status, .cancel, .reroute:
+    case .status, .cancel, .reroute, .skip:
       break
     case .routes(let steps, let geometry):
       if steps { o.append("steps", true) }

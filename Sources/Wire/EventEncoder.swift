@@ -3,10 +3,12 @@ public import Guidance
 public import JSON
 import Routes
 
-/// Turns navigation events into the JSON objects of `docs/events.md` (and, later, of the socket
-/// protocol): one object per event with `class` and `time`.
+/// Turns navigation events into the JSON objects of `docs/events.md` and of the socket protocol:
+/// one object per event with `class` and `time`.
 public enum EventEncoder {
-  /// The JSON object for `event`. Unknown values are omitted, never `null`.
+  /// The JSON object for `event`.
+  ///
+  /// Unknown values are omitted, never `null`.
   public static func object(_ event: NavigationEvent) -> JSONObject {
     var o = JSONObject()
     func num(_ v: Double, _ step: Double) -> JSONValue {
@@ -30,6 +32,8 @@ public enum EventEncoder {
       o.append("steps", .number(Double(r.steps)))
       o.append("source", .string(r.source))
       o.append("destination", .string(r.destination))
+      o.append("reason", .string(r.reason.rawValue))
+      o.append("revision", .number(Double(r.revision)))
     case .announce(let a):
       o.append("class", "ANNOUNCE")
       o.append("time", .string(UTCTime.iso8601(event.time)))
@@ -107,7 +111,7 @@ public enum EventEncoder {
         + "\(r.steps) steps\(r.hasTolls ? ", tolls" : "")"
     case .announce(let a):
       let pad = a.kind.rawValue.padding(8)
-      return "\(clock) SAY       [step \(a.step) \(pad)] \(a.text)"
+      return "\(clock) ANNOUNCE  [step \(a.step) \(pad)] \(a.text)"
     case .step(let s):
       return "\(clock) STEP      \(s)"
     case .progress(let p):
@@ -133,7 +137,9 @@ extension String {
 }
 
 /// A change of the fix source's state (the `SOURCE` event): a live gpsd connection delivering
-/// reports, or lost. Replays of files have no `SOURCE` events.
+/// reports, or lost.
+///
+/// Replays of files have no `SOURCE` events.
 public struct SourceEvent: Sendable, Equatable {
   public enum Status: String, Sendable, Hashable {
     case connected, disconnected

@@ -12,10 +12,10 @@ import Routes
 /// in the same order, numbers rounded to the same step and printed in the same shortest form.
 enum EventLineWriter {
   /// Appends the JSON object of `event` (no newline).
-  static func write(_ event: NavigationEvent, into out: inout [UInt8]) {
+  static func write(_ event: NavigationEvent, seq: UInt64? = nil, into out: inout [UInt8]) {
     switch event.kind {
     case .route(let r):
-      head("ROUTE", event.time, into: &out)
+      head("ROUTE", event.time, seq, into: &out)
       stringMember("name", r.name, into: &out)
       integerMember("routeIndex", r.routeIndex, into: &out)
       numberMember("distance", r.distance, scale: 10, into: &out)
@@ -26,18 +26,20 @@ enum EventLineWriter {
       integerMember("steps", r.steps, into: &out)
       stringMember("source", r.source, into: &out)
       stringMember("destination", r.destination, into: &out)
+      stringMember("reason", r.reason.rawValue, into: &out)
+      integerMember("revision", r.revision, into: &out)
     case .announce(let a):
-      head("ANNOUNCE", event.time, into: &out)
+      head("ANNOUNCE", event.time, seq, into: &out)
       integerMember("step", a.step, into: &out)
       stringMember("kind", a.kind.rawValue, into: &out)
       stringMember("text", a.text, into: &out)
       if let d = a.distance { numberMember("distance", d, scale: 1, into: &out) }
       stringMember("id", a.id, into: &out)
     case .step(let s):
-      head("STEP", event.time, into: &out)
+      head("STEP", event.time, seq, into: &out)
       integerMember("step", s, into: &out)
     case .progress(let p):
-      head("PROGRESS", event.time, into: &out)
+      head("PROGRESS", event.time, seq, into: &out)
       integerMember("step", p.step, into: &out)
       numberMember("distanceToManeuver", p.distanceToManeuver, scale: 10, into: &out)
       numberMember("distanceRemaining", p.distanceRemaining, scale: 10, into: &out)
@@ -55,37 +57,66 @@ enum EventLineWriter {
       if let v = p.speed { numberMember("speed", v, scale: 100, into: &out) }
       if let c = p.course { numberMember("course", c, scale: 10, into: &out) }
     case .offRoute(let d):
-      head("OFFROUTE", event.time, into: &out)
+      head("OFFROUTE", event.time, seq, into: &out)
       numberMember("distance", d, scale: 10, into: &out)
     case .onRoute:
-      head("ONROUTE", event.time, into: &out)
+      head("ONROUTE", event.time, seq, into: &out)
     case .arrived(let d):
-      head("ARRIVED", event.time, into: &out)
+      head("ARRIVED", event.time, seq, into: &out)
       numberMember("distance", d, scale: 10, into: &out)
     case .gps(let s):
-      head("GPS", event.time, into: &out)
+      head("GPS", event.time, seq, into: &out)
       stringMember("status", s.rawValue, into: &out)
     }
     out.append(0x7D)  // }
   }
 
   /// Appends the JSON object of a `SOURCE` event (no newline).
-  static func write(_ event: SourceEvent, into out: inout [UInt8]) {
-    head("SOURCE", event.time, into: &out)
+  static func write(_ event: SourceEvent, seq: UInt64? = nil, into out: inout [UInt8]) {
+    head("SOURCE", event.time, seq, into: &out)
     stringMember("status", event.status.rawValue, into: &out)
     stringMember("source", event.source, into: &out)
     if let r = event.reason { stringMember("reason", r, into: &out) }
     out.append(0x7D)
   }
 
+  /// Appends the JSON object of a `REROUTE` event (no newline).
+  static func write(_ event: ReroutingEvent, seq: UInt64? = nil, into out: inout [UInt8]) {
+    head("REROUTE", event.time, seq, into: &out)
+    stringMember("status", event.status.rawValue, into: &out)
+    out.append(0x7D)
+  }
+
   // MARK: - Members
 
-  /// `{"class":"NAME","time":"…"` (class names need no escaping).
-  private static func head(_ name: StaticString, _ seconds: Double, into out: inout [UInt8]) {
+  /// `{"class":"NAME","time":"…"` (class names need no escaping), and `,"seq":N` when given:
+  /// subscribers get `seq` right after `time`.
+  private static func head(
+    _ name: StaticString, _ seconds: Double, _ seq: UInt64?, into out: inout [UInt8]
+  ) {
     out.append(contentsOf: #"{"class":""#.utf8)
     name.withUTF8Buffer { out.append(contentsOf: $0) }
     out.append(contentsOf: #"","time":"#.utf8)
     time(seconds, into: &out)
+    if let seq { seqMember(seq, into: &out) }
+  }
+
+  /// `,"seq":N`.
+  static func seqMember(_ seq: UInt64, into out: inout [UInt8]) {
+    out.append(contentsOf: #","seq":"#.utf8)
+    appendDecimal(seq, into: &out)
+  }
+
+  /// Appends the `CANCELLED` object (no newline): `time` (the last event's) when known, then
+  /// `seq`, as subscribers get it.
+  static func writeCancelled(time seconds: Double?, seq: UInt64, into out: inout [UInt8]) {
+    out.append(contentsOf: #"{"class":"CANCELLED""#.utf8)
+    if let seconds {
+      out.append(contentsOf: #","time":"#.utf8)
+      time(seconds, into: &out)
+    }
+    seqMember(seq, into: &out)
+    out.append(0x7D)
   }
 
   /// `,"name":` (member names are plain ASCII literals).

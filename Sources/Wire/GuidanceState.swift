@@ -31,6 +31,9 @@ public struct GuidanceState: Sendable, Equatable {
   public var time: String?
   /// The last `SOURCE` object (live fix sources only: connected to gpsd or not).
   public var source: JSONObject?
+  /// Where rerouting stands (`rerouting`, `noRouter`, `offNetwork`), from `REROUTE`; `nil`
+  /// while nothing is under way.
+  public var reroute: String?
 
   public init() {}
 
@@ -62,6 +65,9 @@ public struct GuidanceState: Sendable, Equatable {
       arrived = true
     case "SOURCE":
       source = event
+    case "REROUTE":
+      let s = event["status"]?.stringValue
+      reroute = s == "idle" ? nil : s
     case "CANCELLED":
       guiding = false
       route = nil
@@ -88,7 +94,9 @@ public struct GuidanceState: Sendable, Equatable {
     arrived = false
   }
 
-  /// The `STATE` object (`docs/protocol.md`). Unknown values are omitted.
+  /// The `STATE` object (`docs/protocol.md`).
+  ///
+  /// Unknown values are omitted.
   public var object: JSONObject {
     var o = JSONObject()
     o.append("class", "STATE")
@@ -104,6 +112,7 @@ public struct GuidanceState: Sendable, Equatable {
     if let progress { o.append("progress", .object(progress)) }
     if let announce { o.append("announce", .object(announce)) }
     if let source { o.append("source", .object(source)) }
+    if let reroute { o.append("reroute", .string(reroute)) }
     return o
   }
 
@@ -122,5 +131,6 @@ public struct GuidanceState: Sendable, Equatable {
     progress = o["progress"]?.objectValue
     announce = o["announce"]?.objectValue
     source = o["source"]?.objectValue
+    reroute = o["reroute"]?.stringValue
   }
 }

@@ -14,7 +14,9 @@ public struct LineFramer: Sendable {
     case overlong(prefix: [UInt8], length: Int)
   }
 
-  /// The longest line accepted, in bytes, line end excluded. May be changed between feeds.
+  /// The longest line accepted, in bytes, line end excluded.
+  ///
+  /// May be changed between feeds.
   public var maximumLength: Int
   /// How many leading bytes of an overlong line are kept.
   public let sniffLength: Int

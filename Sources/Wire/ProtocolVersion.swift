@@ -19,13 +19,16 @@ public import JSON
 /// - 1.1: command `reroute`; `routes` takes `geometry` (step polylines); `ANNOUNCE` kind
 ///   `reroute`; a `ROUTE` after each reroute, and announcement ids with the route's revision
 ///   (`r0.v2.…`).
+/// - 1.2: `ROUTE` has `reason` and `revision` (announcement ids carry the revision after
+///   `select`, `load` and reloads too); command `skip` and error code `noWaypoint`; event
+///   `REROUTE` (where rerouting stands) and the `STATE` member `reroute`.
 ///
 /// Compatibility floor: none yet; every 1.x server accepts every 1.x client.
 public enum ProtocolVersion {
   /// The major version: changes only with incompatible changes.
   public static let major = 1
   /// The minor version: grows with each compatible addition.
-  public static let minor = 1
+  public static let minor = 2
 
   /// The `VERSION` object a server sends first on every connection.
   ///

@@ -9,6 +9,7 @@ public enum Reply {
   /// - Parameters:
   ///   - request: the command answered; its name and `id` are echoed.
   ///   - members: the command's result members, appended in order.
+  /// - Returns: the reply object.
   public static func object(
     for request: CommandRequest, _ members: [(key: String, value: JSONValue)] = []
   ) -> JSONObject {
@@ -28,6 +29,7 @@ public enum Reply {
   ///   - selected: the alternative being followed, if any.
   ///   - steps: whether to list the selected alternative's steps.
   ///   - geometry: whether to list them with their polylines.
+  /// - Returns: the members, in order.
   public static func routesMembers(
     _ document: RouteDocument, selected: Int?, steps: Bool, geometry: Bool = false
   ) -> [(key: String, value: JSONValue)] {

@@ -48,12 +48,14 @@ public struct WireError: Error, Sendable, Equatable, CustomStringConvertible {
     public static let shutdown = Code(rawValue: "shutdown")
     /// A command from the fleet uplink arrived after its `notAfter` (docs/fleet.md).
     public static let expired = Code(rawValue: "expired")
+    /// `skip`: the route has no waypoint left before its destination.
+    public static let noWaypoint = Code(rawValue: "noWaypoint")
 
     /// Every code this version of the protocol defines, in documentation order.
     public static let allKnown: [Code] = [
       .badJSON, .badCommand, .unknownCommand, .badArgument, .lineTooLong, .documentTooLarge,
       .notPermitted, .badRoute, .noSuchRoute, .noRoute, .unavailable, .failed, .overflow,
-      .tooManyClients, .shutdown, .expired,
+      .tooManyClients, .shutdown, .expired, .noWaypoint,
     ]
   }
 

@@ -69,7 +69,7 @@ extension StepwiseTool {
     "speak": """
     usage: stepwise speak [--socket PATH] [--voice VOICE] [--espeak PATH] [--verbose]
 
-    Says every announcement through espeak-ng, one at a time. Prompts that went stale
+    Says every announcement through espeak-ng, one at a time. Announcements that went stale
     while an earlier one was said are dropped (a passed maneuver, a newer prompt for the
     same step, a situation that is over). Without --voice, Korean text is said with the
     ko voice and anything else with en. The binary is --espeak PATH, else $STEPWISE_ESPEAK,
@@ -367,9 +367,9 @@ extension StepwiseTool {
     let synthesizer = SpeechSynthesizer(
       executable: try SpeechSynthesizer.locate(espeak), voice: voice)
     let connection = try DaemonConnection(path: socket)
-    var queue = PromptQueue()
+    var queue = AnnouncementQueue()
     queue.start(from: try connection.handshake().state)
-    func report(_ dropped: [(PromptQueue.Prompt, String)]) {
+    func report(_ dropped: [(AnnouncementQueue.Entry, String)]) {
       guard verbose else { return }
       for (p, why) in dropped { logLine(7, "dropped (\(why)): \(p.text)") }
     }
@@ -393,7 +393,7 @@ extension StepwiseTool {
         }
       }
       if let status {
-        // The daemon is gone: finish the utterance being said, say nothing more.
+        // The daemon is gone: finish the message being said, say nothing more.
         _ = synthesizer.reap(block: true)
         return status
       }
@@ -413,8 +413,9 @@ extension StepwiseTool {
     }
   }
 
-  /// Writes `text` to standard output at once, after what `out` holds. The corresponding C
-  /// function is `write`.
+  /// Writes `text` to standard output at once, after what `out` holds.
+  ///
+  /// The corresponding C function is `write`.
   private static func writeToTerminal(_ text: String, _ out: OutputSink) {
     out.flush()
     let bytes = Array(text.utf8)
@@ -429,8 +430,9 @@ extension StepwiseTool {
     }
   }
 
-  /// Columns of the terminal on standard output (80 when unknown). The corresponding C function
-  /// is `ioctl` with `TIOCGWINSZ`.
+  /// Columns of the terminal on standard output (80 when unknown).
+  ///
+  /// The corresponding C function is `ioctl` with `TIOCGWINSZ`.
   private static func terminalWidth() -> Int {
     var size = winsize()
     if ioctl(1, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0 { return Int(size.ws_col) }

@@ -14,7 +14,7 @@ extension StepwiseTool {
   /// command with status 2 after the other files are printed.
   static func instruction(_ args: inout Arguments, _ out: OutputSink) throws -> Int32 {
     let locale = try args.option("--locale") ?? "en"
-    guard let language = InstructionLanguage(locale: locale) else {
+    guard let language = Language(locale: locale) else {
       throw UsageError("unsupported --locale '\(locale)' (en or ko)")
     }
     let natural = args.flag("--natural")
@@ -22,7 +22,7 @@ extension StepwiseTool {
     guard !files.isEmpty else { throw UsageError("instruction needs at least one fixture file") }
     let writer =
       natural
-      ? InstructionWriter.natural(language == .ko ? .ko : .en)
+      ? InstructionWriter(language: language)
       : InstructionWriter(language: language, style: .reference)
     var failures = 0
     for file in files {

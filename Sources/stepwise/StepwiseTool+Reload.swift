@@ -4,7 +4,9 @@ import POSIX
 
 extension StepwiseTool {
   /// `stepwise reload [--pid PID]`: asks stepwised to re-read its route file (SIGHUP), as
-  /// `ExecReload=` does. The process is `$MAINPID` (set by systemd for `ExecReload=`) unless
+  /// `ExecReload=` does.
+  ///
+  /// The process is `$MAINPID` (set by systemd for `ExecReload=`) unless
   /// `--pid` names it. Exit status 1 when it cannot be signalled.
   static func reload(_ args: inout Arguments, _ out: OutputSink) throws -> Int32 {
     let pidText = try args.option("--pid") ?? getenv("MAINPID").map { String(cString: $0) }

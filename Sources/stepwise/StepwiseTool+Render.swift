@@ -44,8 +44,7 @@ extension StepwiseTool {
       var session = try NavigationSession(
         document: doc, routeIndex: common.routeIndex,
         phrasing: Phrasebook(language: language, units: common.units))
-      var events: [NavigationEvent] = []
-      for f in fixes { events += session.ingest(f) }
+      let events = session.replay(fixes)
       picture = RunPicture(
         title: "\(input): \(route.name)", route: route, events: events, fixes: fixes, truth: nil)
     }

@@ -13,11 +13,37 @@ extension StepwiseTool {
     let dirs = try args.positionals()
     guard !dirs.isEmpty else { throw UsageError("scenario score needs at least one folder") }
     var scores: [QualityScore] = []
+    var closedLoop: [ClosedLoopScore] = []
     for dir in dirs {
       var d = dir
       while d.count > 1 && d.hasSuffix("/") { d.removeLast() }
       if d.hasSuffix(".md") || d.hasSuffix("/README") { continue }
+      if let config = try? readWholeFile(d + "/scenario.json"),
+        ClosedLoopScenario.isClosedLoop(config)
+      {
+        closedLoop.append(
+          try ClosedLoopScenario(directory: d, read: { try readWholeFile($0) }).score())
+        continue
+      }
       scores.append(try Scenario(directory: d).score())
+    }
+    if !closedLoop.isEmpty {
+      let lines =
+        markdown ? ClosedLoopTable.markdown(closedLoop) : ClosedLoopTable.text(closedLoop)
+      for l in lines { out.line(l) }
+      if notes {
+        for s in closedLoop where !s.notes.isEmpty {
+          out.line("\(s.name):")
+          for n in s.notes { out.line("  \(n)") }
+        }
+      }
+      // The delay bar holds for the suite: the median over every drive's reroutes.
+      let failed =
+        closedLoop.contains { !$0.violations().isEmpty }
+        || (ClosedLoopTable.delayMedian(closedLoop) ?? 0) > ClosedLoopScore.delayMedianMaximum
+      if scores.isEmpty { return check && failed ? 1 : 0 }
+      out.line("")
+      if check && failed { return 1 }
     }
     let lines =
       markdown

@@ -27,6 +27,8 @@ public enum StepwiseTool {
                                            the transcript
       scenario score DIR... [--markdown]   guidance quality figures per scenario and in total
       render DIR|TRACK [--route R] --output FILE.svg   draw a run: map and timeline
+      drive DIR|ROUTE --router URL [--mistakes M,…]  a virtual vehicle in a closed loop with
+                                           stepwised and a router (stepwise drive --help)
       fixes TRACK [--json] [--verbose]     the fixes of an NMEA log or gpsd capture, one per
                                            epoch (--json: gpsd TPV objects)
       fleet mqtt://HOST:PORT [--prefix P] [--json]   every vehicle's guidance from a fleet
@@ -65,7 +67,7 @@ public enum StepwiseTool {
 
   /// Every command, as the usage and the man page list them.
   public static let commands = [
-    "routes", "route", "instruction", "simulate", "reload", "scenario", "render", "fixes",
+    "routes", "route", "instruction", "simulate", "reload", "scenario", "render", "fixes", "drive",
     "watch", "status", "select", "load", "cancel", "reroute", "speak",
   ]
 
@@ -106,6 +108,8 @@ public enum StepwiseTool {
         return try instruction(&args, out)
       case "render":
         try renderCommand(&args, out)
+      case "drive":
+        return try driveCommand(&args, out)
       case "fixes":
         try fixesCommand(&args, out)
       case "help":

@@ -1,5 +1,6 @@
 import CommandLineSupport
 import Daemon
+import Events
 import Glibc
 import Guidance
 import POSIX
@@ -8,8 +9,11 @@ import Rerouting
 import RouteFiles
 import Router
 import Routes
+import Subscribers
 
-/// The `stepwised` daemon's command line, parsed and run. The executable only calls
+/// The `stepwised` daemon's command line, parsed and run.
+///
+/// The executable only calls
 /// ``main(arguments:)`` and exits with its status.
 public enum Stepwised {
   public static let usage = """
@@ -62,7 +66,7 @@ public enum Stepwised {
 
   /// Runs the daemon with `arguments` (without the program name) and returns the exit status.
   ///
-  /// - Parameter attachments: the options of what may run beside guidance (the fleet uplink).
+  /// `attachments` are the options of what may run beside guidance (the fleet uplink).
   public static func main(
     arguments: [String], attachments: [DaemonAttachmentOptions] = []
   ) async -> Int32 {
@@ -159,7 +163,7 @@ public enum Stepwised {
         do {
           client = try RouterClient(
             baseURL: routerURL, api: routerAPI ?? .valhalla, timeout: routerTimeout ?? 2,
-            writer: .natural(phrasebook.language), caFile: routerCA)
+            writer: InstructionWriter(language: phrasebook.language), caFile: routerCA)
         } catch {
           throw UsageError("--router: \(error)")
         }
@@ -172,8 +176,8 @@ public enum Stepwised {
         // socket.
         let handler = extras.commands.handler
         let index = session.routeIndex
-        extras.startServer = {
-          let server = SubscriberServer(commands: handler)
+        extras.startServer = { publisher in
+          let server = SubscriberServer(commands: handler, publisher: publisher)
           server.setRouteDocument(document, selected: index)
           return server
         }
@@ -181,9 +185,9 @@ public enum Stepwised {
       if let socketOptions {
         let handler = extras.commands.handler
         let index = session.routeIndex
-        extras.startServer = {
+        extras.startServer = { publisher in
           let server = try SubscriberServer.start(
-            socketOptions, listeningDescriptor: activated, commands: handler)
+            socketOptions, listeningDescriptor: activated, commands: handler, publisher: publisher)
           server.setRouteDocument(document, selected: index)
           return server
         }

@@ -50,7 +50,7 @@ import Wire
       distanceAlong: v, onRoute: v > 0, raw: c, matched: Coordinate(latitude: v, longitude: -v),
       distanceFromRoute: v, speed: v > 1 ? v : nil, course: v < 0 ? nil : v)
     let announcement = Announcement(
-      step: 2, kind: .prepare, utterance: .gpsLost, text: "Turn \"left\"\n onto Großstraße \\ 3",
+      step: 2, kind: .prepare, message: .gpsLost, text: "Turn \"left\"\n onto Großstraße \\ 3",
       distance: v.isNaN ? nil : v, id: "r0.s2.prepare")
     let summary = RouteSummary(
       name: "Test\u{1} route", routeIndex: 1, distance: v, expectedTravelTime: abs(v),

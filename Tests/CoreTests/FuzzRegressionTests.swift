@@ -10,8 +10,10 @@ import Testing
 import Wire
 
 /// Inputs found by the fuzz targets (`Scripts/fuzz.sh`, `docs/hardening.md`), kept in
-/// `Fixtures/fuzz-regressions/`. Every one goes through every parser the fuzz targets cover,
-/// whatever target found it; the tests below also pin what each input must give.
+/// `Fixtures/fuzz-regressions/`.
+///
+/// Every one goes through every parser the fuzz targets cover, whatever target found it; the tests
+/// below also pin what each input must give.
 @Suite struct FuzzRegressionTests {
   static let directory = repositoryFile("Tests/Fixtures/fuzz-regressions/")
 
@@ -50,9 +52,11 @@ import Wire
   }
 
   /// JSONFuzz, 2026-11-29: `9999999999999999979 99E99999999999999999` (a number beyond the range
-  /// of a Double). Not a crash of Stepwise: the parser reads it as infinity, the writer writes
-  /// non-finite numbers as `null` (the harness's round-trip check now allows for that), and
-  /// the route validator refuses a non-finite value wherever it lands.
+  /// of a Double).
+  ///
+  /// Not a crash of Stepwise: the parser reads it as infinity, the writer writes non-finite numbers
+  /// as `null` (the harness's round-trip check now allows for that), and the route validator
+  /// refuses a non-finite value wherever it lands.
   @Test func anOverflowingNumberIsInfinityWrittenAsNullAndRefusedInRoutes() throws {
     let input = try Self.bytes("json-overflowing-number.json")
     #expect(try JSONParser.parse(input) == .number(.infinity))
@@ -66,7 +70,9 @@ import Wire
 
   /// NMEAFuzz, 2026-11-29: a decimal field with more than 18 zeros after the point (a VTG speed
   /// `0.00000000000000000000005`) indexed past the powers-of-ten table in
-  /// `NMEAField.decimal` and trapped. Such values are now divided in steps.
+  /// `NMEAField.decimal` and trapped.
+  ///
+  /// Such values are now divided in steps.
   @Test func decimalsWithManyZerosAfterThePointAreReadNotTrapped() throws {
     let input = try Self.bytes("nmea-decimal-leading-fraction-zeros.nmea")
     var reader = NMEAReader()

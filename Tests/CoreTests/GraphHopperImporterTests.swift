@@ -73,7 +73,7 @@ import Testing
         == "Enter the roundabout and take the 2nd exit onto streetname")
     #expect(
       try InstructionWriter(language: .ko).instruction(for: step)
-        == "로터리로 진입해서 두 번째 출구로 나가서 streetname로 가세요.")
+        == "로터리로 진입해서 두 번째 출구로 나가서 streetname으로 가세요.")
   }
 
   @Test func aBareInstructionListIsNotARoute() throws {

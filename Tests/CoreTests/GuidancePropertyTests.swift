@@ -10,14 +10,14 @@ import Testing
   static let townRoute = GuidanceProperties.townRoute
 
   @Test(arguments: [0.0, 5, 10])
-  func finalPromptsComeBeforeEveryManeuver(noise: Double) throws {
+  func finalAnnouncementsComeBeforeEveryManeuver(noise: Double) throws {
     for seed in UInt64(1)...5 {
       var o = DriveOptions()
       o.noise = noise
       o.seed = seed
       let drive = DriveSimulator.drive(Self.townRoute.routes[0], options: o)
       let events = try runSession(Self.townRoute, fixes: drive.fixes)
-      try GuidanceProperties.checkPromptsBeforeManeuvers(Self.townRoute, drive, events)
+      try GuidanceProperties.checkAnnouncementsBeforeManeuvers(Self.townRoute, drive, events)
       #expect(GuidanceProperties.duplicateIDs(events).isEmpty)
     }
   }
@@ -77,7 +77,7 @@ import Testing
           if case .arrived = $0.kind { return true }
           return false
         })
-      // No maneuver prompts while off route.
+      // No maneuver announcements while off route.
       var offRoute = false
       for e in events {
         if e.isOffRoute { offRoute = true }
@@ -131,7 +131,7 @@ import Testing
       let events = try runSession(doc, fixes: drive.fixes)
       #expect(events.compactMap(\.stepIndex) == Array(1...7), "seed \(seed)")
       #expect(GuidanceProperties.offRouteCount(events) == 0)
-      try GuidanceProperties.checkPromptsBeforeManeuvers(doc, drive, events)
+      try GuidanceProperties.checkAnnouncementsBeforeManeuvers(doc, drive, events)
     }
   }
 
@@ -146,13 +146,13 @@ import Testing
     #expect(lost < back)
     #expect(events.filter { $0.kind == .gps(.lost) }.count == 1)
     #expect(GuidanceProperties.offRouteCount(events) == 0)
-    // No progress events while lost; prompts only from dead reckoning, for the maneuver ahead,
-    // and still before the vehicle reaches it.
+    // No progress events while lost; announcements only from dead reckoning, for the maneuver
+    // ahead, and still before the vehicle reaches it.
     for e in events[lost..<back] {
       #expect(e.progressValue == nil)
       if let a = e.announcement { #expect([.gps, .prepare, .approach, .now].contains(a.kind)) }
     }
-    try GuidanceProperties.checkPromptsBeforeManeuvers(Self.townRoute, drive, events)
+    try GuidanceProperties.checkAnnouncementsBeforeManeuvers(Self.townRoute, drive, events)
     #expect(
       events.contains {
         if case .arrived = $0.kind { return true }
@@ -160,7 +160,7 @@ import Testing
       })
   }
 
-  @Test func slowWalkGetsPromptsInTime() throws {
+  @Test func slowWalkGetsAnnouncementsInTime() throws {
     let doc = makeRoute(
       legs: [(0, 150, "Turn right"), (90, 60, "Turn left"), (0, 200, "Arrive")], mode: .walking,
       spacing: 10)
@@ -168,7 +168,7 @@ import Testing
     o.noise = 3
     let drive = DriveSimulator.drive(doc.routes[0], options: o)
     let events = try runSession(doc, fixes: drive.fixes)
-    try GuidanceProperties.checkPromptsBeforeManeuvers(doc, drive, events)
+    try GuidanceProperties.checkAnnouncementsBeforeManeuvers(doc, drive, events)
     #expect(GuidanceProperties.offRouteCount(events) == 0)
   }
 
@@ -181,7 +181,7 @@ import Testing
     let events = try runSession(doc, fixes: drive.fixes)
     let texts = events.compactMap(\.announcement).map(\.text)
     #expect(texts.contains { $0.contains("then turn right onto Long Road") }, "\(texts)")
-    // The second maneuver gets no early prompts of its own, only its final one.
+    // The second maneuver gets no early announcements of its own, only its final one.
     let second = events.compactMap(\.announcement).filter { $0.step == 2 }.map(\.kind)
     #expect(!second.contains(.prepare) && !second.contains(.approach), "\(second)")
   }

@@ -41,8 +41,8 @@ enum InstructionFixtures {
 
 @Suite struct InstructionWriterTests {
   /// The exact-match rate of the reference style over every fixture with a step.
-  @Test(arguments: [InstructionLanguage.en, .ko])
-  func fixturesMatchTheLibraryExactly(language: InstructionLanguage) throws {
+  @Test(arguments: [Language.en, .ko])
+  func fixturesMatchTheLibraryExactly(language: Language) throws {
     let cases = try InstructionFixtures.cases(language.rawValue)
     #expect(cases.count >= 500)
     let writer = InstructionWriter(language: language, style: .reference)
@@ -83,7 +83,7 @@ enum InstructionFixtures {
   }
 
   @Test func naturalKoreanChoosesParticlesByTheFinalSound() throws {
-    let writer = InstructionWriter.natural(.ko)
+    let writer = InstructionWriter(language: .ko)
     let turn = { (name: String) throws -> String in
       try writer.instruction(for: InstructionStep(type: "turn", modifier: "left", name: name))
     }

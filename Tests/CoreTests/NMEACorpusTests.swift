@@ -72,8 +72,10 @@ import Testing
   }
 
   /// Captures compared with gpsd, and how many of our fixes must find a gpsd fix at the same
-  /// time. Garmin 48: gpsd reports each RMC/GGA cycle at the GLL's time one second later, so
-  /// only the GLL epochs (and the first cycle) line up.
+  /// time.
+  ///
+  /// Garmin 48: gpsd reports each RMC/GGA cycle at the GLL's time one second later, so only the GLL
+  /// epochs (and the first cycle) line up.
   @Test(arguments: [
     ("garmin48.log", 8), ("nl2008u.log", 9), ("ublox-8.log", 72), ("ublox-f9p-hpnmea.log", 9),
     ("ac12.log", 7), ("april6_2019.log", 1),

@@ -6,7 +6,7 @@ import TestSupport
 import Testing
 
 /// A session that takes over from another on a new route: no departure, one "new route"
-/// prompt, prompt ids of its own, and no maneuver announced twice from the same tier.
+/// announcement, announcement ids of its own, and no maneuver announced twice from the same tier.
 @Suite struct NavigationSessionRerouteTests {
   static let start = Coordinate(latitude: 47.14, longitude: 9.52)
 

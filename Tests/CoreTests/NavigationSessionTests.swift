@@ -76,7 +76,7 @@ import Testing
     _ = s.ingest(Self.fix(at: 0, time: 0))
     #expect(s.silence(at: Self.start + 4).isEmpty)
     #expect(s.silence(at: Self.start + 6).contains { $0.kind == .gps(.lost) })
-    // Later silence reports no second loss (dead reckoning may time a prompt, nothing else).
+    // Later silence reports no second loss (dead reckoning may time an announcement, nothing else).
     #expect(
       !s.silence(at: Self.start + 60).contains {
         if case .gps = $0.kind { return true }
@@ -84,7 +84,7 @@ import Testing
       })
   }
 
-  @Test func oneFixPassingTwoManeuversStartsBothStepsInOrderAndPromptsNeither() throws {
+  @Test func oneFixPassingTwoManeuversStartsBothStepsInOrderAndAnnouncementsNeither() throws {
     var s = try Self.session()
     _ = s.ingest(Self.fix(at: 0, time: 0))
     var t = 0.0
@@ -105,7 +105,7 @@ import Testing
       })
   }
 
-  @Test func standingBeforeAManeuverNeverRepeatsAPrompt() throws {
+  @Test func standingBeforeAManeuverNeverRepeatsAAnnouncement() throws {
     var s = try Self.session()
     var events = s.ingest(Self.fix(at: 0, time: 0))
     var t = 0.0
@@ -158,7 +158,7 @@ import Testing
       }
     }
     let offEvents = events.filter(\.isOffRoute)
-    let spoken = events.compactMap(\.announcement).filter { $0.kind == .offroute }
+    let spoken = events.compactMap(\.announcement).filter { $0.kind == .offRoute }
     #expect(offEvents.count == 4)
     #expect(spoken.count == 2, "\(spoken.map(\.id))")
   }
@@ -182,7 +182,7 @@ import Testing
       for f in drive.fixes[(cut + 3)...] { events += b.ingest(f) }
       let said = events.compactMap(\.announcement).filter { $0.kind != .gps }.map(\.id)
       #expect(Set(said).count == said.count, "cut \(cut): repeated \(said)")
-      // Every final prompt and the arrival still come (earlier tiers may differ by a fix).
+      // Every final announcement and the arrival still come (earlier tiers may differ by a fix).
       let finals = whole.compactMap(\.announcement).filter { [.now, .arrive].contains($0.kind) }
       #expect(Set(finals.map(\.id)).isSubset(of: Set(said)), "cut \(cut)")
       #expect(events.compactMap(\.stepIndex) == Array(1...5), "cut \(cut)")

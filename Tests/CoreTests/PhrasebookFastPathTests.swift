@@ -8,9 +8,9 @@ import Testing
 
 @testable import Phrasebook
 
-// The byte-level prompt phrasing (SimpleText, PromptBuffer, Phrasebook+Prompts) must give
-// exactly what the Character-based phrasing gave. The reference below is that phrasing as it
-// was before issue 8, kept verbatim apart from names; outputs are compared as bytes, because
+// The byte-level announcement phrasing (SimpleText, AnnouncementBuffer, Phrasebook+Announcements)
+// must give exactly what the Character-based phrasing gave. The reference below is that phrasing as
+// it was before issue 8, kept verbatim apart from names; outputs are compared as bytes, because
 // `String.==` treats canonically equivalent texts as equal.
 
 private let phrasebooks = [
@@ -64,8 +64,8 @@ private let phrasebooks = [
     #expect(!isSimpleScalar(0x600) && !isSimpleScalar(0x200D) && !isSimpleScalar(0x1F1F0))
   }
 
-  @Test func typicalPromptsTakeTheByteLevelPath() {
-    let utterances: [Utterance] = [
+  @Test func typicalAnnouncementsTakeTheByteLevelPath() {
+    let messages: [AnnouncementMessage] = [
       .maneuver(instructions: "Turn right onto Bench Road 1.", distance: 300, then: "Keep left."),
       .maneuver(instructions: "Rue des Guillemites에서 좌회전", distance: nil, then: "우회전하세요"),
       .maneuver(instructions: "Tournez à droite sur l'Élysée", distance: 1250, then: nil),
@@ -73,23 +73,23 @@ private let phrasebooks = [
       .arrive(destination: "Place de la République"), .notice("철길 건널목이 있습니다"),
     ]
     for phrasebook in phrasebooks {
-      for utterance in utterances {
-        #expect(phrasebook.promptText(for: utterance) != nil, "\(utterance)")
-        #expect(phrasebook.promptSpeechDuration(for: utterance) != nil, "\(utterance)")
+      for message in messages {
+        #expect(phrasebook.announcementText(for: message) != nil, "\(message)")
+        #expect(phrasebook.announcementSpeechDuration(for: message) != nil, "\(message)")
       }
       // A combining mark leaves the bytes to the Character-based phrasing.
-      let decomposed = Utterance.maneuver(
+      let decomposed = AnnouncementMessage.maneuver(
         instructions: "Turn onto Re\u{301}publique", distance: 9, then: nil)
-      #expect(phrasebook.promptText(for: decomposed) == nil)
+      #expect(phrasebook.announcementText(for: decomposed) == nil)
       #expect(
         phrasebook.text(for: decomposed).utf8.elementsEqual(
           reference(phrasebook, decomposed).utf8))
     }
   }
 
-  @Test func aPromptBufferThatIsTooSmallOverflowsInsteadOfWriting() {
+  @Test func aAnnouncementBufferThatIsTooSmallOverflowsInsteadOfWriting() {
     withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 4) { storage in
-      guard var buffer = PromptBuffer(storage) else {
+      guard var buffer = AnnouncementBuffer(storage) else {
         Issue.record("no buffer")
         return
       }
@@ -104,7 +104,7 @@ private let phrasebooks = [
   @Test(arguments: [0, 7, 10, 1234, Int.max, -5, Int.min])
   func decimalsAreWrittenAsInterpolationWritesThem(value: Int) {
     withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { storage in
-      guard var buffer = PromptBuffer(storage) else { return }
+      guard var buffer = AnnouncementBuffer(storage) else { return }
       buffer.append(decimal: value)
       #expect(Array(buffer.text().bytes) == Array("\(value)".utf8))
     }
@@ -145,25 +145,25 @@ private let phrasebooks = [
   }
 
   @Test(arguments: [11, 12, 13, 14])
-  func promptsMatchTheCharacterBasedReference(seed: UInt64) {
+  func announcementsMatchTheCharacterBasedReference(seed: UInt64) {
     var random = RandomSource(seed: seed)
     var mismatches: [String] = []
     var byteLevel = 0
     for _ in 0..<1500 {
-      let utterance = randomUtterance(&random)
+      let message = randomMessage(&random)
       for phrasebook in phrasebooks {
-        if phrasebook.promptText(for: utterance) != nil { byteLevel += 1 }
-        compare(phrasebook, utterance, into: &mismatches)
+        if phrasebook.announcementText(for: message) != nil { byteLevel += 1 }
+        compare(phrasebook, message, into: &mismatches)
       }
     }
     #expect(mismatches.isEmpty, "\(mismatches.prefix(10))")
-    // Most random prompts are simple text; the rest exercise the Character path.
+    // Most random announcements are simple text; the rest exercise the Character path.
     #expect(byteLevel > 1500)
   }
 
-  // MARK: Fixture prompts
+  // MARK: Fixture announcements
 
-  @Test func everyFixturePromptMatchesTheReferenceAndItsSpeechDuration() throws {
+  @Test func everyFixtureAnnouncementMatchesTheReferenceAndItsSpeechDuration() throws {
     var instructions: Set<String> = []
     var routes = 0
     for path in fixtureRoutePaths() {
@@ -185,10 +185,10 @@ private let phrasebooks = [
     #expect(instructions.contains { $0.unicodeScalars.contains { isSimpleHangul($0.value) } })
     let texts = instructions.sorted()
     var mismatches: [String] = []
-    var prompts = 0
+    var announcements = 0
     for (i, text) in texts.enumerated() {
       let next = texts[(i + 1) % texts.count]
-      let utterances: [Utterance] = [
+      let messages: [AnnouncementMessage] = [
         .maneuver(instructions: text, distance: nil, then: nil),
         .maneuver(instructions: text, distance: 35, then: nil),
         .maneuver(instructions: text, distance: 420, then: next),
@@ -197,31 +197,31 @@ private let phrasebooks = [
         .depart(source: text, tolls: true, advisories: [next]), .arrive(destination: text),
         .notice(text),
       ]
-      for utterance in utterances {
+      for message in messages {
         for phrasebook in phrasebooks {
-          prompts += 1
-          compare(phrasebook, utterance, into: &mismatches)
+          announcements += 1
+          compare(phrasebook, message, into: &mismatches)
         }
       }
     }
-    #expect(prompts > 1000)
+    #expect(announcements > 1000)
     #expect(mismatches.isEmpty, "\(mismatches.prefix(10))")
   }
 }
 
 // MARK: - Comparison
 
-/// Compares the text and both speech durations of `utterance` with the reference.
+/// Compares the text and both speech durations of `message` with the reference.
 private func compare(
-  _ phrasebook: Phrasebook, _ utterance: Utterance, into mismatches: inout [String]
+  _ phrasebook: Phrasebook, _ message: AnnouncementMessage, into mismatches: inout [String]
 ) {
-  let text = phrasebook.text(for: utterance)
-  let expected = reference(phrasebook, utterance)
-  let name = "\(phrasebook.language)/\(phrasebook.units) \(utterance)"
+  let text = phrasebook.text(for: message)
+  let expected = reference(phrasebook, message)
+  let name = "\(phrasebook.language)/\(phrasebook.units) \(message)"
   if !text.utf8.elementsEqual(expected.utf8) {
     mismatches.append("\(name): \(debugText(text)) ≠ \(debugText(expected))")
   }
-  let duration = phrasebook.speechDuration(for: utterance)
+  let duration = phrasebook.speechDuration(for: message)
   let fromText = phrasebook.speechDuration(of: text)
   let referenceDuration = referenceSpeechDuration(phrasebook.language, expected)
   if duration != fromText || fromText != referenceDuration {
@@ -289,7 +289,7 @@ private func randomText(_ random: inout RandomSource) -> String {
   return text
 }
 
-/// A random scalar: mostly from the blocks prompts use, sometimes from anywhere.
+/// A random scalar: mostly from the blocks announcements use, sometimes from anywhere.
 private func randomScalar(_ random: inout RandomSource) -> Unicode.Scalar {
   let blocks: [ClosedRange<UInt32>] = [
     0x20...0x7E, 0x00...0x1F, 0x80...0x2FF, 0x300...0x36F, 0x370...0x52F, 0x1100...0x11FF,
@@ -302,8 +302,8 @@ private func randomScalar(_ random: inout RandomSource) -> Unicode.Scalar {
   }
 }
 
-/// A random utterance of the kinds phrased from bytes, plus a few others.
-private func randomUtterance(_ random: inout RandomSource) -> Utterance {
+/// A random message of the kinds phrased from bytes, plus a few others.
+private func randomMessage(_ random: inout RandomSource) -> AnnouncementMessage {
   let distances: [Double?] = [
     nil, 0, 9.9, 14, 96, 310, 974, 976, 1250, 1609.344, 2414, 5633, 23_400, -5, .nan, .infinity,
     1e300, Double.random(in: 0...50_000, using: &random),
@@ -406,16 +406,16 @@ private func referencePair(_ instructions: String, _ then: String?) -> (String, 
   return first.isEmpty ? (second, "") : (first, second)
 }
 
-/// The text of `utterance` as the Character-based phrasing made it.
-private func reference(_ book: Phrasebook, _ utterance: Utterance) -> String {
+/// The text of `message` as the Character-based phrasing made it.
+private func reference(_ book: Phrasebook, _ message: AnnouncementMessage) -> String {
   switch book.language {
-  case .en: referenceEnglish(book, utterance)
-  case .ko: referenceKorean(book, utterance)
+  case .en: referenceEnglish(book, message)
+  case .ko: referenceKorean(book, message)
   }
 }
 
-private func referenceEnglish(_ book: Phrasebook, _ utterance: Utterance) -> String {
-  switch utterance {
+private func referenceEnglish(_ book: Phrasebook, _ message: AnnouncementMessage) -> String {
+  switch message {
   case .depart(let source, let tolls, let advisories):
     let source = referenceWithoutTrailingPeriods(source)
     var sentences = [source.isEmpty ? "Depart." : referenceTerminated("Depart from \(source)")]
@@ -440,12 +440,12 @@ private func referenceEnglish(_ book: Phrasebook, _ utterance: Utterance) -> Str
   case .continueFor(let distance):
     return "Continue for \(book.spokenDistance(distance))."
   default:
-    return book.text(for: utterance)
+    return book.text(for: message)
   }
 }
 
-private func referenceKorean(_ book: Phrasebook, _ utterance: Utterance) -> String {
-  switch utterance {
+private func referenceKorean(_ book: Phrasebook, _ message: AnnouncementMessage) -> String {
+  switch message {
   case .depart(let source, let tolls, let advisories):
     let source = referenceWithoutTrailingPeriods(source)
     var sentences = [source.isEmpty ? "출발합니다." : "\(source)에서 출발합니다."]
@@ -478,6 +478,6 @@ private func referenceKorean(_ book: Phrasebook, _ utterance: Utterance) -> Stri
   case .continueFor(let distance):
     return "도로를 따라 \(book.spokenDistance(distance)) 계속 가세요."
   default:
-    return book.text(for: utterance)
+    return book.text(for: message)
   }
 }

@@ -179,7 +179,7 @@ private let allPhrasebooks = [en, enImperial, ko, koImperial]
     #expect(attachParticle("—", .eulReul) == "—를")
   }
 
-  // MARK: Every utterance, both languages
+  // MARK: Every message, both languages
 
   @Test(arguments: [
     PhraseCase(
@@ -222,9 +222,9 @@ private let allPhrasebooks = [en, enImperial, ko, koImperial]
     PhraseCase(.gpsLost, .en, "GPS signal lost."),
     PhraseCase(.gpsAcquired, .en, "GPS signal restored."),
   ])
-  func everyUtteranceHasAnEnglishText(_ example: PhraseCase) {
+  func everyMessageHasAnEnglishText(_ example: PhraseCase) {
     let phrasebook = Phrasebook(language: example.language, units: example.units)
-    #expect(phrasebook.text(for: example.utterance) == example.expected)
+    #expect(phrasebook.text(for: example.message) == example.expected)
   }
 
   @Test(arguments: [
@@ -286,9 +286,9 @@ private let allPhrasebooks = [en, enImperial, ko, koImperial]
     PhraseCase(.gpsLost, .ko, "GPS 신호가 끊겼습니다."),
     PhraseCase(.gpsAcquired, .ko, "GPS 신호가 다시 잡혔습니다."),
   ])
-  func everyUtteranceHasAKoreanText(_ example: PhraseCase) {
+  func everyMessageHasAKoreanText(_ example: PhraseCase) {
     let phrasebook = Phrasebook(language: example.language, units: example.units)
-    #expect(phrasebook.text(for: example.utterance) == example.expected)
+    #expect(phrasebook.text(for: example.message) == example.expected)
   }
 
   @Test(arguments: [
@@ -347,7 +347,7 @@ private let allPhrasebooks = [en, enImperial, ko, koImperial]
         == "Turn left, then NE Broadway ahead.")
   }
 
-  @Test func finalPromptsStartWithACapital() {
+  @Test func finalAnnouncementsStartWithACapital() {
     #expect(
       en.text(for: .maneuver(instructions: "turn left.", distance: nil, then: nil)) == "Turn left.")
   }
@@ -361,7 +361,7 @@ private let allPhrasebooks = [en, enImperial, ko, koImperial]
   // MARK: Punctuation
 
   @Test func noTextEverEndsInADoublePeriod() {
-    let utterances: [Utterance] = [
+    let messages: [AnnouncementMessage] = [
       .depart(
         source: "St. Louis Inc.", tolls: true, advisories: ["Tolls.", "Ferry..", "좁은 길입니다."]),
       .maneuver(
@@ -374,8 +374,8 @@ private let allPhrasebooks = [en, enImperial, ko, koImperial]
       .notice("천천히 가세요."),
     ]
     for phrasebook in allPhrasebooks {
-      for utterance in utterances {
-        let text = phrasebook.text(for: utterance)
+      for message in messages {
+        let text = phrasebook.text(for: message)
         #expect(!text.contains(".."), "\(text)")
         #expect(text.hasSuffix("."), "\(text)")
       }
@@ -428,17 +428,18 @@ private let allPhrasebooks = [en, enImperial, ko, koImperial]
 }
 
 extension PhrasebookTests {
-  /// One expected text: an utterance said by a phrasebook in one language and unit system.
+  /// One expected text: an message said by a phrasebook in one language and unit system.
   struct PhraseCase: Sendable, CustomTestStringConvertible {
-    var utterance: Utterance
+    var message: AnnouncementMessage
     var language: Language
     var units: UnitSystem = .metric
     var expected: String
 
     init(
-      _ utterance: Utterance, _ language: Language, _ expected: String, units: UnitSystem = .metric
+      _ message: AnnouncementMessage, _ language: Language, _ expected: String,
+      units: UnitSystem = .metric
     ) {
-      self.utterance = utterance
+      self.message = message
       self.language = language
       self.units = units
       self.expected = expected

@@ -8,8 +8,9 @@ import Testing
 
 /// Guidance against the errors of real receivers and real route geometry, each on its own:
 /// a car-park start, street-canyon bias that the accuracy does not show, single-fix glitches,
-/// corners cut on a route of junction points, and maneuvers close together. The scenario
-/// suite (033–044) has them at length and combined; these pin each rule down.
+/// corners cut on a route of junction points, and maneuvers close together.
+///
+/// The scenario suite (033–044) has them at length and combined; these pin each rule down.
 @Suite struct RealReceiverTests {
   /// Out 600 m east, a U-turn, back 600 m: the way back lies on the way out.
   static let outAndBack = makeRoute(legs: [
@@ -178,7 +179,7 @@ import Testing
   }
 
   @Test func aTurnTenMetresAfterAnotherIsSaidWithItInTime() throws {
-    // Right, then 10 m later left: no room for a final prompt of its own.
+    // Right, then 10 m later left: no room for a final announcement of its own.
     let doc = makeRoute(legs: [
       (0, 400, "Turn right onto A Street."), (90, 10, "Turn left onto B Street."),
       (0, 400, "Your destination is ahead."),
@@ -187,11 +188,11 @@ import Testing
     o.profile = .town
     let d = Self.drive(doc, o)
     let events = try runSession(doc, fixes: d.fixes)
-    let prompts = events.compactMap { e in e.announcement.map { (e.time, $0) } }
-    // Maneuver 2 is announced only as the "then" of maneuver 1's final prompt.
-    #expect(!prompts.contains { $0.1.id == "r0.s2.now" })
-    let final = try #require(prompts.last { $0.1.id == "r0.s1.now" })
-    guard case .maneuver(_, _, let then) = final.1.utterance else {
+    let announcements = events.compactMap { e in e.announcement.map { (e.time, $0) } }
+    // Maneuver 2 is announced only as the "then" of maneuver 1's final announcement.
+    #expect(!announcements.contains { $0.1.id == "r0.s2.now" })
+    let final = try #require(announcements.last { $0.1.id == "r0.s1.now" })
+    guard case .maneuver(_, _, let then) = final.1.message else {
       Issue.record("not a maneuver prompt")
       return
     }

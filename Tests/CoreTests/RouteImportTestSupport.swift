@@ -109,6 +109,7 @@ enum ImportFixtures {
   }
 
   /// A clean simulated drive along the first route announces every maneuver before reaching it.
+  ///
   /// Long routes are cut after their first `maxSteps` steps to keep the test fast.
   static func checkReplay(
     _ doc: RouteDocument, maxSteps: Int = 30, sourceLocation: SourceLocation = #_sourceLocation
@@ -133,7 +134,7 @@ enum ImportFixtures {
     options.tunnels = false  // a clean track: no fix loss in tunnels
     let drive = DriveSimulator.drive(route, options: options)
     let events = try runSession(d, fixes: drive.fixes)
-    try GuidanceProperties.checkPromptsBeforeManeuvers(
+    try GuidanceProperties.checkAnnouncementsBeforeManeuvers(
       d, drive, events, sourceLocation: sourceLocation)
   }
 

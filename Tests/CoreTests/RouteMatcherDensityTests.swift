@@ -101,9 +101,10 @@ private func randomQuery(_ g: RouteGeometry, _ rng: inout RandomSource)
 }
 
 /// The route used to compare densities: `length` metres of 250 m bends swinging 10 degrees
-/// either side of north-east, a point every `spacing` metres. With `jitter`, every other
-/// point moves an eighth of the spacing to the right and the others to the left, so that
-/// geometry thinning cannot drop them however dense the route.
+/// either side of north-east, a point every `spacing` metres.
+///
+/// With `jitter`, every other point moves an eighth of the spacing to the right and the others to
+/// the left, so that geometry thinning cannot drop them however dense the route.
 private func bends(length: Double, spacing: Double, jitter: Bool) -> Route {
   let radius = 250.0
   let swing = 10.0

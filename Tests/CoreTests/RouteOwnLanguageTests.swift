@@ -74,7 +74,7 @@ import Testing
   }
 
   /// `stepwise route convert` and `stepwised` without `--locale`: Korean instructions and
-  /// Korean prompts for a Korean route; `--locale en` gives English.
+  /// Korean announcements for a Korean route; `--locale en` gives English.
   @Test func theCommandsFollowTheRoutesLanguage() throws {
     let file = "Tests/Fixtures/routes/\(Self.harbour)/valhalla.ko-KR.km.json"
     let converted = try runTool("stepwise", ["route", "convert", file])
@@ -93,7 +93,7 @@ import Testing
     try Data(simulated.stdout.utf8).write(to: URL(fileURLWithPath: track))
     let daemon = try runTool("stepwised", ["--route", file, "--fast", track])
     #expect(daemon.status == 0, "\(daemon.stderr)")
-    let said = daemon.stdout.split(separator: "\n").filter { $0.contains(" SAY ") }
+    let said = daemon.stdout.split(separator: "\n").filter { $0.contains(" ANNOUNCE ") }
     #expect(!said.isEmpty)
     #expect(said.allSatisfy { Self.hasHangul(String($0)) }, "\(said.prefix(3))")
   }

@@ -102,7 +102,7 @@ import Testing
   @Test func duplicatesFalseOffRouteAndSkippedStepsAreCounted() throws {
     let (d, clean) = try drive(DriveOptions())
     var events = clean
-    // A prompt said twice, an off-route event on a clean drive, a missing STEP.
+    // An announcement said twice, an off-route event on a clean drive, a missing STEP.
     let prompt = try #require(events.first { $0.announcement?.kind == .now })
     events.append(prompt)
     let mid = d.truth[d.truth.count / 2].time
@@ -116,9 +116,9 @@ import Testing
     #expect(s.violations().count == 3, "\(s.violations())")
   }
 
-  @Test func aLatePromptAndAMissingOneFailTheFinalPromptFigure() throws {
+  @Test func aLateAnnouncementAndAMissingOneFailTheFinalAnnouncementFigure() throws {
     let (d, clean) = try drive(DriveOptions())
-    // Move maneuver 1's prompts after the maneuver; drop maneuver 2's.
+    // Move maneuver 1's announcements after the maneuver; drop maneuver 2's.
     let reached = try #require(
       d.truth.first { $0.distanceAlong >= 500 }?.time)
     let events = clean.compactMap { e -> NavigationEvent? in

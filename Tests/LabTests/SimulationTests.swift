@@ -53,7 +53,7 @@ import Testing
     for f in drive.fixes { events += session.ingest(f) }
     var doc = scenario.document
     doc.routes = [route]
-    try GuidanceProperties.checkPromptsBeforeManeuvers(doc, drive, events)
+    try GuidanceProperties.checkAnnouncementsBeforeManeuvers(doc, drive, events)
     #expect(GuidanceProperties.duplicateIDs(events).isEmpty)
     let arrival = events.first {
       if case .arrived = $0.kind { return true }

@@ -1,11 +1,13 @@
 import Client
 import CommandLineSupport
 import Daemon
+import Events
 import Foundation
 import JSON
 import POSIX
 import Phrasebook
 import Routes
+import Subscribers
 import TestSupport
 import Testing
 import Wire
@@ -210,7 +212,7 @@ func stepwise(
     #expect(lines.first?.contains("STATE") == true && lines.first?.contains("not guiding") == true)
     #expect(
       lines.contains { $0.contains(" ROUTE ") && $0.contains(engine.document.routes[0].name) })
-    #expect(lines.contains { $0.contains(" SAY       [step 0 depart] Depart from") })
+    #expect(lines.contains { $0.contains(" ANNOUNCE  [step 0 depart] Depart from") })
     #expect(!lines.contains { $0.contains("PROGRESS") })
     #expect(p.stderr.contains("stepwised is stopping"))
 
@@ -231,7 +233,7 @@ func stepwise(
     #expect(classes == ["VERSION", "STATE", "ANNOUNCE", "STEP"])
   }
 
-  /// A fake espeak-ng: records its arguments, then waits until the test releases this utterance.
+  /// A fake espeak-ng: records its arguments, then waits until the test releases this message.
   static func fakeEspeak(in dir: SocketTestDirectory) throws -> (path: String, log: String) {
     let path = dir.path + "/espeak-ng"
     let log = dir.path + "/said.log"
@@ -276,7 +278,7 @@ func stepwise(
     ])
   }
 
-  @Test func speakSaysOnePromptAtATimeAndDropsThoseThatWentStale() throws {
+  @Test func speakSaysOneAnnouncementAtATimeAndDropsThoseThatWentStale() throws {
     let dir = try SocketTestDirectory("speak", mode: 0o755)
     defer { dir.remove() }
     let server = SubscriberServer(listener: try ListeningSocket.bind(path: dir.socketPath))
@@ -288,14 +290,14 @@ func stepwise(
       _ = FileManager.default.createFile(atPath: dir.path + "/release-\(n)", contents: nil)
     }
     func waitSaid(_ n: Int) {
-      SocketServerTests.waitFor("utterance \(n)") { Self.said(log).count >= n }
+      SocketServerTests.waitFor("message \(n)") { Self.said(log).count >= n }
     }
 
     server.publish(Self.stepEvent(4, second: 1))
     server.publish(
       Self.announce(4, "prepare", "In 800 meters, turn left.", distance: 800, second: 2))
     waitSaid(1)
-    // While that is said: the approach comes, then the turn is passed; step 5's prompts come,
+    // While that is said: the approach comes, then the turn is passed; step 5's announcements come,
     // the second replacing the first; an off-route warning is over before its turn.
     server.publish(
       Self.announce(4, "approach", "In 300 meters, turn left.", distance: 300, second: 20))
@@ -325,7 +327,7 @@ func stepwise(
         "-v ko 터널 입구에서 우회전입니다.",
       ])
     #expect(r.stderr.contains("dropped (step 4 was passed): In 300 meters, turn left."))
-    #expect(r.stderr.contains("dropped (a newer prompt for step 5 follows): In 900 meters"))
+    #expect(r.stderr.contains("dropped (a newer announcement for step 5 follows): In 900 meters"))
     #expect(r.stderr.contains("dropped (back on the route): You are off the route."))
   }
 
@@ -340,7 +342,7 @@ func stepwise(
     ])
     SocketServerTests.waitFor("speak to connect") { server.statistics.connected == 1 }
     server.publish(Self.announce(1, "prepare", "In 500 feet, turn left.", distance: 150, second: 1))
-    SocketServerTests.waitFor("the utterance") { Self.said(log).count == 1 }
+    SocketServerTests.waitFor("the message") { Self.said(log).count == 1 }
     server.shutdown()
     #expect(speak.finish().status == 0)
     #expect(Self.said(log) == ["-v en-us In 500 feet, turn left."])
@@ -387,11 +389,11 @@ func stepwise(
     #expect(WatchView.bar(0.0625, width: 4) == "[▎░░░]")
   }
 
-  @Test func promptsGoStaleByStepDistanceSituationAndAge() throws {
+  @Test func announcementsGoStaleByStepDistanceSituationAndAge() throws {
     func o(_ json: String) throws -> JSONObject {
       try #require(try JSONParser.parse(json).objectValue)
     }
-    var q = PromptQueue()
+    var q = AnnouncementQueue()
     q.observe(
       try o(
         #"{"class":"PROGRESS","time":"2024-05-01T08:00:00.000Z","step":2,"distanceToManeuver":900,"onRoute":true}"#

@@ -38,7 +38,7 @@ import Testing
       "stepwised", ["--route", "\(Self.scenario)/route.json", "--fast", "-"], stdin: track)
     #expect(r.status == 0)
     #expect(r.stdout.contains("ARRIVED"))
-    #expect(r.stdout.contains("SAY       [step 0 depart  ] Depart from"))
+    #expect(r.stdout.contains("ANNOUNCE  [step 0 depart  ] Depart from"))
   }
 
   @Test func pacedReplayGivesTheSameEventsAsFastReplay() throws {

@@ -4,7 +4,9 @@ import TestSupport
 import Testing
 
 /// stepwised as a whole: the socket with the real engine, systemd's protocols, state across
-/// restarts. Every process is started in its own process group and killed at the end.
+/// restarts.
+///
+/// Every process is started in its own process group and killed at the end.
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct DaemonIntegrationTests {
   static let route = repositoryFile("Simulations/001-marais-drive/route.json")
@@ -177,7 +179,7 @@ struct DaemonIntegrationTests {
     #expect(p.wait(timeout: 10) == 0, "\(p.stderr)")
   }
 
-  @Test func killedWithSIGKILLAndRestartedItResumesWithoutRepeatingPrompts() throws {
+  @Test func killedWithSIGKILLAndRestartedItResumesWithoutRepeatingAnnouncements() throws {
     let scratch = try ScratchDirectory()
     defer { scratch.remove() }
     let track = try Self.track(scratch, settle: 5)

@@ -15,14 +15,17 @@ let straceUsable: Bool = {
   return p.terminationStatus == 0
 }()
 
-/// Descriptors are closed exactly once. A second `close` of a number is harmless only while
-/// nobody has been given that number again; in a program with threads (the daemon, the test
-/// runner) it closes somebody else's socket or file.
+/// Descriptors are closed exactly once.
+///
+/// A second `close` of a number is harmless only while nobody has been given that number again; in
+/// a program with threads (the daemon, the test runner) it closes somebody else's socket or file.
 @Suite(.requires(straceUsable, "strace is missing or may not trace here"))
 struct DescriptorTests {
   /// `DaemonConnection.init` closed its socket after a failed connect, and then `deinit` closed
   /// it again (a class whose initializer throws once every stored property is set is
-  /// deinitialized). Seen with `strace`: `close(3) = -1 EBADF` after the first `close(3)`.
+  /// deinitialized).
+  ///
+  /// Seen with `strace`: `close(3) = -1 EBADF` after the first `close(3)`.
   @Test func aFailedConnectClosesItsSocketOnce() throws {
     let scratch = try ScratchDirectory()
     defer { scratch.remove() }

@@ -1,4 +1,5 @@
 import Daemon
+import Events
 import Geodesy
 import Guidance
 import Phrasebook
@@ -8,7 +9,9 @@ import Wire
 
 /// The live engine's timer is armed only when a silence check can change something: never
 /// before the first fix, once for GPS loss after a fix, periodically only while dead reckoning
-/// carries a moving vehicle. So an idle daemon has nothing to wake up for.
+/// carries a moving vehicle.
+///
+/// So an idle daemon has nothing to wake up for.
 @Suite struct EngineTickTests {
   typealias Recorder = GPSDEngineLoopTests.Recorder
   typealias FakeClock = GPSDEngineLoopTests.FakeClock

@@ -175,8 +175,8 @@ struct FaultInjectionTests {
     return r.stdout
   }
 
-  /// `"step kind"` of every maneuver prompt (not the GPS ones), in order.
-  static func prompts(_ objects: [JSONObject]) -> [String] {
+  /// `"step kind"` of every maneuver announcement (not the GPS ones), in order.
+  static func announcements(_ objects: [JSONObject]) -> [String] {
     objects.compactMap { o in
       guard o.className == "ANNOUNCE", let kind = o["kind"]?.stringValue, kind != "gps",
         let step = o["step"]?.doubleValue
@@ -185,15 +185,15 @@ struct FaultInjectionTests {
     }
   }
 
-  /// The `id` of every maneuver prompt, in order.
-  static func promptIDs(_ objects: [JSONObject]) -> [String] {
+  /// The `id` of every maneuver announcement, in order.
+  static func announcementIDs(_ objects: [JSONObject]) -> [String] {
     objects.compactMap { o in
       guard o.className == "ANNOUNCE", o["kind"]?.stringValue != "gps" else { return nil }
       return o["id"]?.stringValue
     }
   }
 
-  /// Maneuver prompts (by id) and step changes (`step N`), in order, with their fix time of
+  /// Maneuver announcements (by id) and step changes (`step N`), in order, with their fix time of
   /// day in seconds.
   static func timedKeys(_ objects: [JSONObject]) -> [(key: String, time: Int)] {
     objects.compactMap { o in
@@ -264,10 +264,10 @@ struct FaultInjectionTests {
     let start = try #require(epochs.first?.time)
     // Cut the drive into eleven parts with a gap of 1-2 s between them (the fixes the receiver
     // sends while gpsd is down). A new gpsd also takes about a second to recognise the
-    // receiver, 5 or 6 epochs here, so a maneuver's last prompt or a step change must not fall
-    // near a cut: a maneuver passed while nothing comes in gets no prompt, rightly, and the
-    // test could not tell that from a prompt lost by the daemon. Earlier prompts may come late
-    // or merge (the "prepare" left out when the "approach" is due at once).
+    // receiver, 5 or 6 epochs here, so a maneuver's last announcement or a step change must not
+    // fall near a cut: a maneuver passed while nothing comes in gets no announcement, rightly, and
+    // the test could not tell that from an announcement lost by the daemon. Earlier announcements
+    // may come late or merge (the "prepare" left out when the "approach" is due at once).
     let quiet = Set(
       reference.filter {
         ["STEP", "ARRIVED"].contains($0.className ?? "")
@@ -429,7 +429,7 @@ struct FaultInjectionTests {
     #expect((restarts + 1...restarts + 1 + replaced).contains(connected), "\(sources)")
     #expect(sources.filter { $0 == "disconnected" }.count == connected - 1, "\(sources)")
     // No maneuver twice, none skipped: every step change of the drive without any
-    // interruption, and each maneuver's last prompt, exactly once.
+    // interruption, and each maneuver's last announcement, exactly once.
     #expect(Self.steps(live) == Self.steps(reference))
     let ids = live.filter { $0.className == "ANNOUNCE" }.compactMap { $0["id"]?.stringValue }
     #expect(Set(ids).count == ids.count, "\(ids)")
@@ -438,9 +438,9 @@ struct FaultInjectionTests {
     }
     .compactMap { $0["id"]?.stringValue }
     #expect(ids.filter(Set(last).contains) == last)
-    let differences = Self.prompts(live).difference(from: Self.prompts(reference))
+    let differences = Self.announcements(live).difference(from: Self.announcements(reference))
     print(
-      "gpsd restarts: earlier prompts late or merged against the uninterrupted drive: \(differences.count)"
+      "gpsd restarts: earlier announcements late or merged against the uninterrupted drive: \(differences.count)"
     )
     #expect(live.filter { $0.className == "ARRIVED" }.count == 1)
   }
@@ -694,7 +694,7 @@ struct FaultInjectionTests {
 
   // MARK: - 3. stepwised killed with SIGKILL at random moments
 
-  @Test func killedAtRandomMomentsItResumesWithIntactStateAndEachPromptOnce() throws {
+  @Test func killedAtRandomMomentsItResumesWithIntactStateAndEachAnnouncementOnce() throws {
     let seed = faultSeed("SIGKILL", fixed: 8_003)
     var rng = RandomSource(seed: seed)
     let scratch = try ScratchDirectory()
@@ -805,7 +805,7 @@ struct FaultInjectionTests {
       said += keys
     }
     print("SIGKILL: said again after a kill, not yet saved when it came: \(repeated)")
-    // Across the whole sequence of runs: every prompt and step change of the uninterrupted
+    // Across the whole sequence of runs: every announcement and step change of the uninterrupted
     // drive, once each, in order.
     // (Findings 1 and 2 of docs/hardening.md, "Fault injection", broke this.)
     let perRun = runs.enumerated().map { k, objects in
@@ -820,7 +820,7 @@ struct FaultInjectionTests {
   }
 
   /// The state saved after any fix, written, read back and resumed, gives the rest of the
-  /// drive's prompts and step changes exactly as the uninterrupted session does: a crash at
+  /// drive's announcements and step changes exactly as the uninterrupted session does: a crash at
   /// any moment, with the daemon resuming from its last save, repeats and adds nothing. (The
   /// daemon saves after every announcement and step change, and the replay starts again from
   /// the first epoch, which the resumed session skips up to the saved fix time, as here.)
@@ -886,7 +886,7 @@ struct FaultInjectionTests {
       "\(count) of \((fixes.count + stride - 1) / stride) crash points differ:\n"
       + report.joined(separator: "\n")
     // (Finding 2 of docs/hardening.md, "Fault injection": the snapshot lacked what shapes the
-    // next prompts.)
+    // next announcements.)
     #expect(differences.isEmpty, "\(message)")
   }
 
@@ -946,14 +946,14 @@ struct FaultInjectionTests {
       stdoutPath: scratch.file("3.out"), stderrPath: scratch.file("3.err"))
     defer { third.killGroup() }
     #expect(third.wait(timeout: 60) == 0)
-    // The state is saved after a fix's events are out, so the kill may come between a prompt
+    // The state is saved after a fix's events are out, so the kill may come between an announcement
     // and the save that records it: only what the first run said up to the saved fix must
     // not come again (the killedAtRandomMoments test counts such repeats).
     let savedThrough = saved.lastFixTime.map { Int($0) % 86_400 } ?? Int.min
     let said = Self.timedKeys(jsonObjects(first.stdout.split(separator: "\n")))
       .filter { $0.time <= savedThrough && !$0.key.hasPrefix("step ") }.map(\.key)
     #expect(!said.isEmpty)
-    let again = Self.promptIDs(jsonObjects(third.stdout.split(separator: "\n")))
+    let again = Self.announcementIDs(jsonObjects(third.stdout.split(separator: "\n")))
     // (Finding 1 of docs/hardening.md, "Fault injection": Daemon.run removed the progress.)
     if case .success(let s) = after.result {
       #expect(
@@ -1069,8 +1069,10 @@ struct FaultInjectionTests {
 
   /// A native route document of about `points` points, written piece by piece: steps of
   /// 10,000 points that go 1.3 km north-east and back again (a U-turn at every maneuver), so
-  /// two step texts made once serve any size. `stopAt` bytes cuts it short, as a download that
-  /// broke off; the result says where it ends (line, and bytes on the last line).
+  /// two step texts made once serve any size.
+  ///
+  /// `stopAt` bytes cuts it short, as a download that broke off; the result says where it ends
+  /// (line, and bytes on the last line).
   static func writeRouteDocument(to path: String, points: Int, stopAt: Int? = nil) throws
     -> (bytes: Int, lines: Int, lastLineLength: Int)
   {

@@ -232,7 +232,7 @@ struct GPSDEndToEndTests {
     #expect(daemon.stderr.contains("connected to gpsd 3."), "\(daemon.stderr)")
   }
 
-  @Test func gpsdKilledMidDriveAndRestartedGuidanceResumesWithoutRepeatingPrompts() throws {
+  @Test func gpsdKilledMidDriveAndRestartedGuidanceResumesWithoutRepeatingAnnouncements() throws {
     let scratch = try ScratchDirectory()
     defer { scratch.remove() }
     // The drive in two parts: up to 08:00:59, then from 08:01:05 (the new gpsd loses a few
@@ -303,10 +303,10 @@ struct GPSDEndToEndTests {
       c == [
         "SOURCE connected", "SOURCE disconnected", "SOURCE connected", "GPS lost", "GPS acquired",
       ], "\(c)")
-    // The prompts of the uninterrupted drive, in its order, plus the two about the GPS; none
+    // The announcements of the uninterrupted drive, in its order, plus the two about the GPS; none
     // twice. On a loaded machine (CI under ThreadSanitizer) the daemon may connect after
-    // gpsfake fed the first epochs, whose prompt then never comes: one prompt may be missing,
-    // none may be added or changed.
+    // gpsfake fed the first epochs, whose announcement then never comes: one announcement may be
+    // missing, none may be added or changed.
     let direct = try Self.directReplay("\(Self.scenario)/drive.nmea")
     let heard = announcements(live, excludingKinds: ["gps"])
     let expected = announcements(direct)

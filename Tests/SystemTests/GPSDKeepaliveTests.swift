@@ -23,8 +23,9 @@ let namespacesUsable: Bool = {
 
 /// A remote gpsd that vanishes without closing the connection: a real gpsd without devices in a
 /// network namespace of its own, reached over a veth pair whose far end is then taken down (the
-/// network cut; gpsd itself keeps running and never closes). TCP keepalive notices it within
-/// seconds, and the daemon reconnects once the network is back.
+/// network cut; gpsd itself keeps running and never closes).
+///
+/// TCP keepalive notices it within seconds, and the daemon reconnects once the network is back.
 @Suite(
   .serialized, .timeLimit(.minutes(2)),
   .requires(namespacesUsable, "creating a network namespace needs root, ip and gpsd"))

@@ -1,11 +1,13 @@
 import CommandLineSupport
 import Daemon
+import Events
 import GPSD
 import GPSDProtocol
 import Geodesy
 import Guidance
 import POSIX
 import Phrasebook
+import Routes
 import TestSupport
 import Testing
 import Wire

@@ -6,20 +6,20 @@ import Phrasebook
 import TestSupport
 import Testing
 
-/// The session's explicit states: the phase, the prompt flags and their on-disk values, the
+/// The session's explicit states: the phase, the announcement flags and their on-disk values, the
 /// progress file's versions, and the one rule for when silence must be checked.
 @Suite struct GuidanceStateTests {
-  @Test func promptFlagRawValuesAreStable() {
+  @Test func announcementFlagRawValuesAreStable() {
     // These numbers are written to progress files: they must never change meaning.
-    #expect(PromptFlags.prepare.rawValue == 1)
-    #expect(PromptFlags.approach.rawValue == 2)
-    #expect(PromptFlags.now.rawValue == 4)
-    #expect(PromptFlags.stepStarted.rawValue == 8)
-    #expect(PromptFlags.merged.rawValue == 16)
-    #expect(PromptFlags.mergedFinal.rawValue == 32)
-    #expect(PromptFlags.passed.rawValue == 255)
-    let all: PromptFlags = [.prepare, .approach, .now, .stepStarted, .merged, .mergedFinal]
-    #expect(PromptFlags.passed.isSuperset(of: all))
+    #expect(AnnouncementFlags.prepare.rawValue == 1)
+    #expect(AnnouncementFlags.approach.rawValue == 2)
+    #expect(AnnouncementFlags.now.rawValue == 4)
+    #expect(AnnouncementFlags.stepStarted.rawValue == 8)
+    #expect(AnnouncementFlags.merged.rawValue == 16)
+    #expect(AnnouncementFlags.mergedFinal.rawValue == 32)
+    #expect(AnnouncementFlags.passed.rawValue == 255)
+    let all: AnnouncementFlags = [.prepare, .approach, .now, .stepStarted, .merged, .mergedFinal]
+    #expect(AnnouncementFlags.passed.isSuperset(of: all))
     #expect(
       GuidancePhase.allCases.map(\.rawValue) == [
         "acquiring", "joining", "onRoute", "offRoute", "arrived",

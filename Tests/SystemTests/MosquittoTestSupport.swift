@@ -16,15 +16,17 @@ func mosquittoTool(_ name: String) throws -> String {
   return path
 }
 
-/// One broker. `restart()` keeps its port, folder and persistence file.
+/// One broker.
+///
+/// `restart()` keeps its port, folder and persistence file.
 final class MosquittoBroker {
   let port: Int
   let folder: String
   private(set) var process: SpawnedProcess?
   private var starts = 0
 
-  /// - Parameter config: extra mosquitto.conf lines (password_file, acl_file …); without any,
-  ///   anonymous clients are allowed.
+  /// A broker on a free loopback port; `config` holds extra mosquitto.conf lines
+  /// (password_file, acl_file …), and without any, anonymous clients are allowed.
   init(scratch: ScratchDirectory, config: [String] = []) throws {
     port = try freeLoopbackPort()
     folder = scratch.file("broker")

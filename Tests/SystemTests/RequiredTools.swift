@@ -2,9 +2,10 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Whether the tests run in CI (`CI` set and not empty). A tool missing there is a missing
-/// install step (`Scripts/install-deps.sh`), so the tests that need it fail instead of being
-/// skipped, which would hide them.
+/// Whether the tests run in CI (`CI` set and not empty).
+///
+/// A tool missing there is a missing install step (`Scripts/install-deps.sh`), so the tests that
+/// need it fail instead of being skipped, which would hide them.
 let runningInCI = !(ProcessInfo.processInfo.environment["CI"] ?? "").isEmpty
 
 /// Whether every one of `paths` is an executable file.
@@ -18,8 +19,10 @@ struct MissingTool: Error, CustomStringConvertible {
 }
 
 extension Trait where Self == ConditionTrait {
-  /// Runs the test or suite only when `available`. Otherwise it is skipped with `reason`,
-  /// which the test output shows; with `CI` set it fails with `reason` instead.
+  /// Runs the test or suite only when `available`.
+  ///
+  /// Otherwise it is skipped with `reason`, which the test output shows; with `CI` set it fails
+  /// with `reason` instead.
   static func requires(_ available: Bool, _ reason: Comment) -> Self {
     .enabled(reason) {
       if available { return true }

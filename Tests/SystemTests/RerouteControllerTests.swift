@@ -177,7 +177,7 @@ import Testing
     #expect(c.status == .noRouter)
     let before = t
     #expect(try fail(.refused) == [.failed(.refused, first: false)])
-    #expect(t - before >= c.configuration.failureSpacing)
+    #expect(t - before >= c.configuration.refusedSpacing)
     #expect(try fail(.timeout) == [.failed(.timeout, first: true)])
     #expect(try fail(.draining) == [.failed(.draining, first: true)])
     let id = try #require(Self.askedID(c.observe(Self.fix(t + 60, evidence: .confirmed))))

@@ -17,11 +17,11 @@ final class ValhallaService {
   }
 
   /// Builds the extract's tiles when they are missing and starts the service (serve.sh fetches
-  /// the Valhalla executables with pip first when they are missing).
-  init(extract name: String) throws {
+  /// the Valhalla executables with pip first when they are missing), on `port` or a free one.
+  init(extract name: String, port chosen: Int? = nil) throws {
     let scratch = try ScratchDirectory()
     defer { scratch.remove() }
-    port = try freeLoopbackPort()
+    port = try chosen ?? freeLoopbackPort()
     let environment = ProcessInfo.processInfo.environment.merging(["CONCURRENCY": "1"]) { $1 }
     let script = try SpawnedProcess(
       ["/bin/bash", Self.serveScript, Self.extract(name), String(port)],

@@ -6,13 +6,16 @@ import Testing
 @testable import POSIX
 
 /// `runBlocking` hands a blocking source's result to its task, or `nil` when the task is
-/// cancelled. Both can happen at the same moment: a daemon stopping on SIGTERM sets the stop
-/// flag (the source's loop ends and returns) and cancels the task group (the cancellation
-/// handler runs) at once. Resuming the continuation while holding the lock the handler takes
-/// deadlocked against the Swift runtime's task status lock, which it holds while the handler
-/// runs; a daemon then never exited (about 1 stop in 100 with gpsd unreachable).
+/// cancelled.
+///
+/// Both can happen at the same moment: a daemon stopping on SIGTERM sets the stop flag (the
+/// source's loop ends and returns) and cancels the task group (the cancellation handler runs) at
+/// once. Resuming the continuation while holding the lock the handler takes deadlocked against the
+/// Swift runtime's task status lock, which it holds while the handler runs; a daemon then never
+/// exited (about 1 stop in 100 with gpsd unreachable).
 @Suite struct RunBlockingTests {
   /// Many stops where the body's return and the group's cancellation race; every one must end.
+  ///
   /// The rounds run in a detached task on a serial queue of their own (a task executor), so
   /// they do not wait for the two-thread cooperative pool, which the suite's blocking tests
   /// keep busy (under ThreadSanitizer, 9 of 500 rounds got through in 120 s on the pool). The

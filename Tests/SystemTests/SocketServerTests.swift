@@ -1,5 +1,6 @@
 import CommandLineSupport
 import Daemon
+import Events
 import Foundation
 import Geodesy
 import Guidance
@@ -8,6 +9,7 @@ import Lab
 import POSIX
 import RouteFiles
 import Routes
+import Subscribers
 import TestSupport
 import Testing
 import Wire

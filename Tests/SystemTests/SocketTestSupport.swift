@@ -1,4 +1,5 @@
 import Daemon
+import Events
 import Foundation
 import Geodesy
 import Guidance
@@ -8,6 +9,7 @@ import NMEA
 import POSIX
 import Phrasebook
 import Routes
+import Subscribers
 import Synchronization
 import TestSupport
 import Testing
@@ -234,12 +236,12 @@ final class FakeEngine: Sendable {
           case .select(let i):
             s.session = try NavigationSession(
               document: s.document, routeIndex: i, phrasing: phrasing)
-          case .load(let doc, let i):
+          case .load(let doc, let i), .reload(let doc, let i):
             s.session = try NavigationSession(document: doc, routeIndex: i, phrasing: phrasing)
             s.document = doc
           case .cancel:
             s.session = nil
-          case .reroute:
+          case .reroute, .skip:
             break
           }
         }
@@ -286,7 +288,7 @@ final class FakeEngine: Sendable {
       for e in events {
         let o = EventEncoder.object(e)
         let t0 = clock.now()
-        server.publish(o)
+        server.publish(e)
         longest = max(longest, clock.now() - t0)
         out.append(o)
       }

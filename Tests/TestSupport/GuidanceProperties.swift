@@ -5,7 +5,7 @@ import Routes
 import Simulation
 import Testing
 
-/// Checks of the guidance promises on whole drives: prompts before maneuvers, no false
+/// Checks of the guidance promises on whole drives: announcements before maneuvers, no false
 /// off-route, quick deviation reports, arrival where the route ends, nothing skipped.
 public enum GuidanceProperties {
   /// A small town drive of five legs, used by many suites.
@@ -22,30 +22,30 @@ public enum GuidanceProperties {
     drive.truth.first { $0.offset == 0 && $0.distanceAlong >= s - 0.01 }?.time
   }
 
-  /// Every maneuver's final prompt came before the vehicle reached the maneuver point.
-  public static func checkPromptsBeforeManeuvers(
+  /// Every maneuver's final announcement came before the vehicle reached the maneuver point.
+  public static func checkAnnouncementsBeforeManeuvers(
     _ doc: RouteDocument, _ drive: SimulatedDrive, _ events: [NavigationEvent],
     sourceLocation: SourceLocation = #_sourceLocation
   ) throws {
     let session = try NavigationSession(document: doc, phrasing: Phrasebook())
     let g = session.geometry
     let steps = doc.routes[0].steps
-    let prompts = events.compactMap { e in e.announcement.map { (e.time, $0) } }
+    let announcements = events.compactMap { e in e.announcement.map { (e.time, $0) } }
     for m in 1..<steps.count {
       guard let reached = timeReaching(g.stepEnd[m], in: drive) else { continue }
-      let own = prompts.filter {
+      let own = announcements.filter {
         $0.1.step == m && [.prepare, .approach, .now].contains($0.1.kind)
       }
-      let merged = prompts.filter {
+      let merged = announcements.filter {
         $0.1.step == m - 1 && [.approach, .now].contains($0.1.kind)
           && {
-            if case .maneuver(_, _, let then) = $0.1.utterance { return then != nil }
+            if case .maneuver(_, _, let then) = $0.1.message { return then != nil }
             return false
           }($0)
       }
       let last = (own + merged).map(\.0).max()
       if m == steps.count - 1 {
-        // The arrival: its announcement comes when arriving; no earlier prompt is required
+        // The arrival: its announcement comes when arriving; no earlier announcement is required
         // when the last step is short.
         continue
       }

@@ -26,7 +26,9 @@ public func readBytes(_ path: String, sourceLocation: SourceLocation = #_sourceL
 }
 
 /// A small route DSL: legs given as (bearing in degrees, length in metres, instructions at the
-/// end of the leg). Each leg becomes one step; points every `spacing` metres.
+/// end of the leg).
+///
+/// Each leg becomes one step; points every `spacing` metres.
 public func makeRoute(
   start: Coordinate = Coordinate(latitude: 47.14, longitude: 9.52),
   legs: [(bearing: Double, length: Double, instructions: String)],

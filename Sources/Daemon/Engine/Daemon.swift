@@ -1,7 +1,9 @@
+public import Events
 import Glibc
 public import Guidance
 import POSIX
 public import Routes
+public import Subscribers
 import Wire
 
 /// What a daemon run did.
@@ -17,8 +19,8 @@ public struct DaemonReport: Sendable {
   public var attachmentFailed = false
 }
 
-/// Runs guidance: a fix source feeding the engine, the engine publishing to its sinks, and the
-/// signal loop; later also the subscriber socket's accept loop and the watchdog pinger.
+/// Runs guidance: a fix source feeding the engine, the engine publishing to its sinks (standard
+/// output, the subscriber socket, attachments), the signal loop and the watchdog pinger.
 ///
 /// ```
 ///   source queue ──EngineInputs──▶ engine (one task) ──EventPublisher──▶ sinks (own queues)
@@ -60,7 +62,7 @@ public enum Daemon {
     // SIGTERM can never find the process without its handlers.
     let server: SubscriberServer?
     do {
-      server = try extras.server ?? extras.startServer?()
+      server = try extras.startServer?(publisher)
     } catch {
       signals.stop()
       var report = DaemonReport()
@@ -68,7 +70,6 @@ public enum Daemon {
       return report
     }
     if let server {
-      _ = publisher.add(server)
       engine.rerouted = { s in server.setRouteDocument(s.document, selected: s.routeIndex) }
     }
     do {
@@ -165,7 +166,7 @@ public enum Daemon {
       let (document, index) = try load()
       inputs.yield(
         .command(
-          .load(document, routeIndex: index),
+          .reload(document, routeIndex: index),
           reply: { result in
             switch result {
             case .success:
@@ -186,10 +187,9 @@ public enum Daemon {
 
 /// The optional parts of a daemon run: the socket, systemd, state, reloads.
 public struct DaemonExtras: Sendable {
-  public var server: SubscriberServer?
-  /// Starts the subscriber socket (after the signal handlers are in place); used when
-  /// `server` is `nil`.
-  public var startServer: (@Sendable () throws -> SubscriberServer)?
+  /// Starts the subscriber socket (after the signal handlers are in place) on the run's
+  /// publisher.
+  public var startServer: (@Sendable (EventPublisher) throws -> SubscriberServer)?
   public var services: DaemonServices?
   /// Builds a session for `select`, `load` and reloads.
   public var makeSession: (@Sendable (RouteDocument, Int) throws -> NavigationSession)?
@@ -208,7 +208,9 @@ public struct DaemonExtras: Sendable {
 }
 
 /// Hands socket commands to the engine's input stream; before the engine runs, they are
-/// refused as `unavailable`. Give ``handler`` to `SubscriberServer.start(_:commands:)`.
+/// refused as `unavailable`.
+///
+/// Give ``handler`` to `SubscriberServer.start(_:commands:)`.
 public final class CommandRelay: Sendable {
   private let inputs = Locked<EngineInputs?>(nil)
 

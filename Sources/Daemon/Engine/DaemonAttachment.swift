@@ -1,4 +1,6 @@
 import CommandLineSupport
+public import Events
+public import Subscribers
 import Wire
 
 /// Something that runs beside guidance and receives every event it publishes, such as the fleet

@@ -1,8 +1,11 @@
+public import Events
 import Geodesy
 import Glibc
 public import Guidance
 import POSIX
+import Rerouting
 public import Routes
+import Subscribers
 import Synchronization
 import Wire
 
@@ -21,8 +24,8 @@ public final class EngineHeartbeat: Sendable {
 ///
 /// No actor wraps the session: a single loop gives ordering for free and has no reentrancy.
 /// Everything else talks to the engine through its input stream (fix sources, the live
-/// ticker, later the socket's commands and the watchdog's probe) and listens through the
-/// ``EventPublisher``.
+/// ticker, the socket's commands, router answers and the watchdog's probe) and listens through
+/// the ``EventPublisher``.
 public struct Engine {
   /// The session being guided; `nil` after a `cancel`.
   public private(set) var session: NavigationSession?
@@ -55,6 +58,10 @@ public struct Engine {
   private var lastDocument: RouteDocument?
   /// The events of a batch of fixes, kept to reuse its storage.
   private var batch: [NavigationEvent] = []
+  /// The revision of the newest route applied (``NavigationSession/routeRevision``).
+  private var revision: Int
+  /// Where rerouting stood in the last `REROUTE` published.
+  private var reroutingPublished = RerouteStatus.idle
 
   public init(
     session: NavigationSession?, publisher: EventPublisher,
@@ -62,6 +69,7 @@ public struct Engine {
     clock: any PacingClock = SystemClock(), utcNow: @escaping @Sendable () -> Double = UTCClock.now
   ) {
     self.session = session
+    revision = session?.routeRevision ?? 0
     self.publisher = publisher
     self.heartbeat = heartbeat
     self.clock = clock
@@ -106,6 +114,7 @@ public struct Engine {
         var list = session?.ingest(fix) ?? []
         reroute(after: fix, into: &list)
         publish(list)
+        publishRerouting(time: fix.time)
       }
     case .fixes(let fixes):
       var list = batch
@@ -120,6 +129,7 @@ public struct Engine {
       if !fixes.isEmpty { advanceAnchor(to: newest) }
       publish(list)
       batch = list
+      if !fixes.isEmpty { publishRerouting(time: newest) }
     case .silence(let time):
       if session != nil { publish(session?.silence(at: time) ?? []) }
     case .tick:
@@ -137,9 +147,11 @@ public struct Engine {
           guard let document = session?.document ?? lastDocument else {
             throw WireError(.noRoute, "no route is loaded")
           }
-          session = try build(document, index)
+          session = try build(document, index, .select)
         case .load(let document, let index):
-          session = try build(document, index)
+          session = try build(document, index, .load)
+        case .reload(let document, let index):
+          session = try build(document, index, .reload)
         case .cancel:
           if let s = session { lastDocument = s.document }
           session = nil
@@ -149,6 +161,17 @@ public struct Engine {
             throw WireError(.unavailable, "reroute: this daemon has no router (--router URL)")
           }
           rerouter?.requestNow()
+          reply(.success(()))
+          return
+        case .skip:
+          guard let s = session else { throw WireError(.noRoute, "no route is being followed") }
+          guard rerouter != nil else {
+            throw WireError(.unavailable, "skip: this daemon has no router (--router URL)")
+          }
+          guard rerouter?.skipNextWaypoint(of: s) == true else {
+            throw WireError(
+              .noWaypoint, "skip: the route has no waypoint left before its destination")
+          }
           reply(.success(()))
           return
         }
@@ -165,6 +188,7 @@ public struct Engine {
       rerouter = r
       replace(with: next)
       publish(list)
+      publishRerouting(time: fixClockNow() ?? utcNow())
     case .probe:
       probes += 1
       #if DEBUG
@@ -181,9 +205,10 @@ public struct Engine {
 
   /// Lets the rerouter see the session after `fix`, switching to the route it applies.
   private mutating func reroute(after fix: Fix, into list: inout [NavigationEvent]) {
-    guard var r = rerouter, let s = session else { return }
-    let (events, next) = r.after(fix, session: s)
+    guard var r = rerouter, var s = session else { return }
+    let (events, next) = r.after(fix, session: &s)
     rerouter = r
+    session = s
     list += events
     replace(with: next)
   }
@@ -191,6 +216,7 @@ public struct Engine {
   private mutating func replace(with next: NavigationSession?) {
     guard let next else { return }
     session = next
+    revision = max(revision, next.routeRevision)
     observer?.sessionChanged(next)
     rerouted?(next)
   }
@@ -200,15 +226,32 @@ public struct Engine {
     if anchor == nil || time >= (anchor?.fixTime ?? 0) { anchor = (time, clock.now()) }
   }
 
-  private func build(_ document: RouteDocument, _ index: Int) throws -> NavigationSession {
+  /// A session for another route: the next revision, published with `reason`.
+  private mutating func build(_ document: RouteDocument, _ index: Int, _ reason: RouteReason)
+    throws -> NavigationSession
+  {
     guard let makeSession else { throw WireError(.unavailable, "this engine cannot change routes") }
-    return try makeSession(document, index)
+    var next = try makeSession(document, index)
+    revision += 1
+    next.routeRevision = revision
+    next.routeReason = reason
+    return next
   }
 
   /// The current time on the fix clock, once a fix has come: seconds since 1970.
   public func fixClockNow() -> Double? {
     guard let a = anchor else { return nil }
     return a.fixTime + max(0, clock.now() - a.monotonic)
+  }
+
+  /// Publishes `REROUTE` when where rerouting stands changed (the watch view shows it).
+  private mutating func publishRerouting(time: Double) {
+    guard let status = rerouter?.status, status != reroutingPublished,
+      let wire = ReroutingEvent.Status(rawValue: status.rawValue)
+    else { return }
+    reroutingPublished = status
+    events += 1
+    publisher.publish(.rerouting(ReroutingEvent(time: time, status: wire)))
   }
 
   private mutating func publish(_ list: [NavigationEvent]) {
@@ -218,8 +261,10 @@ public struct Engine {
   }
 }
 
-/// Watches the engine from the outside: saving state, reporting status. Called on the engine's
-/// task; implementations must return at once (hand slow work to their own queue).
+/// Watches the engine from the outside: saving state, reporting status.
+///
+/// Called on the engine's task; implementations must return at once (hand slow work to their own
+/// queue).
 public protocol EngineObserver: AnyObject, Sendable {
   /// After an input changed the session.
   func handled(_ session: NavigationSession)

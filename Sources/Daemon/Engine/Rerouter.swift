@@ -23,6 +23,9 @@ public struct Rerouter: Sendable {
   private var inputs: EngineInputs?
   /// The router failure last said on standard error (each is said once, not once per retry).
   private var failing = false
+  /// Upcoming waypoints left out of the requests (`skip`), until a route without them is
+  /// applied or guidance moves to another route.
+  private var skipped = 0
 
   public init(client: RouterClient, waits: Bool, language: Language, units: UnitSystem) {
     self.client = client
@@ -40,16 +43,54 @@ public struct Rerouter: Sendable {
   public mutating func requestNow() { controller.requestNow() }
 
   /// Guidance moved to another route by a command or a reload.
-  mutating func routeChanged() { controller.routeChanged() }
+  mutating func routeChanged() {
+    controller.routeChanged()
+    skipped = 0
+  }
+
+  /// Leaves the next waypoint of `session` out and asks for a new route at the next fix (the
+  /// `skip` command); `false` when no waypoint is left before the destination.
+  mutating func skipNextWaypoint(of session: NavigationSession) -> Bool {
+    guard Self.waypoints(of: session).count > skipped else { return false }
+    skipped += 1
+    controller.requestNow()
+    return true
+  }
+
+  /// The waypoints not yet reached, in order, without the destination.
+  private static func waypoints(of s: NavigationSession) -> [Coordinate] {
+    let steps = s.route.steps
+    let next = max(1, s.currentStep)
+    guard next < steps.count else { return [] }
+    return (next..<steps.count).compactMap { k in
+      steps[k].waypoint == nil ? nil : steps[k].polyline.last
+    }
+  }
 
   /// After `session` took `fix`: the events of a reroute and the session that replaces it, if
-  /// one was applied.
-  mutating func after(_ fix: Fix, session: NavigationSession) -> (
+  /// one was applied; else, for a vehicle off its route that no new route can reach now, the
+  /// `return` announcement due (made here rather than by the session, which cannot know whether a
+  /// route is coming).
+  mutating func after(_ fix: Fix, session: inout NavigationSession) -> (
     [NavigationEvent], NavigationSession?
   ) {
+    session.guidesBack = false
     guard session.departed else { return ([], nil) }
     let o = observation(fix, session)
-    return decide(controller.observe(o), session: session, time: fix.time)
+    var (events, next) = decide(controller.observe(o), session: session, time: fix.time)
+    if next == nil, session.offRoute, !routeComing(session, time: fix.time) {
+      events += session.guideBack()
+    }
+    return (events, next)
+  }
+
+  /// Whether a new route may still come for a vehicle off its route: a request is in flight
+  /// to a router that was not failing, and the vehicle left no longer than the client's
+  /// timeout ago (a slow router is no router).
+  private func routeComing(_ s: NavigationSession, time: Double) -> Bool {
+    guard controller.isAsking, !failing else { return false }
+    guard let since = s.offRouteSince else { return true }
+    return time - since <= client.timeout
   }
 
   /// A router answer that came back as an engine input.
@@ -87,6 +128,7 @@ public struct Rerouter: Sendable {
           let next = try base.rerouted(
             onto: document, revision: base.routeRevision + 1, announce: announce)
           controller.routeReplaced()
+          skipped = 0
           events.append(NavigationEvent(time: time, kind: .route(next.summary)))
           current = next
           if failing {
@@ -122,10 +164,8 @@ public struct Rerouter: Sendable {
   private func request(id: String, origin: RouteRequest.Origin, session s: NavigationSession)
     -> RouteRequest
   {
-    var waypoints: [RouteRequest.Waypoint] = []
-    let steps = s.route.steps
-    for k in max(1, s.currentStep)..<steps.count where steps[k].waypoint != nil {
-      if let p = steps[k].polyline.last { waypoints.append(.init(coordinate: p, kind: .stop)) }
+    var waypoints = Self.waypoints(of: s).dropFirst(skipped).map {
+      RouteRequest.Waypoint(coordinate: $0, kind: .stop)
     }
     waypoints.append(.init(coordinate: s.document.destination.coordinate, kind: .stop))
     return RouteRequest(

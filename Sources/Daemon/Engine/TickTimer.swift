@@ -2,7 +2,9 @@ import Dispatch
 
 /// The live engine's one timer: posts ``EngineInput/tick`` once, at the deadline the engine
 /// last asked for (``Engine/nextTick(interval:)``), and is re-armed by the engine after every
-/// input. Nothing exists while no deadline is set, so an idle daemon does not wake up.
+/// input.
+///
+/// Nothing exists while no deadline is set, so an idle daemon does not wake up.
 ///
 /// Each deadline is a one-shot `DispatchSourceTimer` on the timer's queue, cancelled when the
 /// deadline moves or is cleared. (A timer left scheduled at `.distantFuture` still made

@@ -74,7 +74,9 @@ public struct EngineInputs: Sendable {
 
   /// Blocks the calling thread (a replay's, never the engine's) while more than `limit` fixes
   /// wait: once over it, until at most half of it is left, the stream has ended, or `stop` is
-  /// set. The engine wakes it; `stop` is looked at every 0.1 s while blocked.
+  /// set.
+  ///
+  /// The engine wakes it; `stop` is looked at every 0.1 s while blocked.
   public func waitForRoom(limit: Int, stop: StopFlag) {
     var blocked = false
     while !stop.isSet {

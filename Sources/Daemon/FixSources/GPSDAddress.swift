@@ -14,7 +14,9 @@ public struct GPSDAddress: Sendable, Equatable, CustomStringConvertible {
   }
 
   /// Parses `gpsd://HOST[:PORT]` (IPv6 hosts in brackets: `gpsd://[::1]:2947`); `nil` when
-  /// `text` does not start with `gpsd://`. Throws when it does but is malformed.
+  /// `text` does not start with `gpsd://`.
+  ///
+  /// Throws when it does but is malformed.
   public init?(parsing text: String) throws(UsageError) {
     guard text.hasPrefix("gpsd://") else { return nil }
     var rest = Substring(text.dropFirst("gpsd://".count))

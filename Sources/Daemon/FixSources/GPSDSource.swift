@@ -312,8 +312,10 @@ public struct GPSDSource: FixSource {
 
     /// Blocks in `poll(2)` on `fd` (when given) and on the stop flag's descriptor until one is
     /// readable or `deadline` passes; true when `fd` is readable (or in error, or already
-    /// closed: the next read finds out). Without a stop descriptor the wait is cut into 0.1 s
-    /// slices, so `stop` is still seen. The corresponding C function is `poll`.
+    /// closed: the next read finds out).
+    ///
+    /// Without a stop descriptor the wait is cut into 0.1 s slices, so `stop` is still seen. The
+    /// corresponding C function is `poll`.
     func poll(_ fd: Int32?, until deadline: Double?) -> Bool {
       let wake = stop.wakeDescriptor
       var fds = [pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]

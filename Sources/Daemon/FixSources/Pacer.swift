@@ -1,32 +1,34 @@
+import Guidance
 import POSIX
 
 /// Maps receiver time to the monotonic clock for paced replays.
 struct Pacer {
   let speed: Double?
   let clock: any PacingClock
-  let lostAfter: Double
   private var origin: (fixTime: Double, monotonic: Double)?
-  private var lastTime: Double?
+  private var silence: ReplaySilence
 
   init(speed: Double?, clock: any PacingClock, lostAfter: Double) {
     self.speed = speed
     self.clock = clock
-    self.lostAfter = lostAfter
+    silence = ReplaySilence(lostAfter: lostAfter)
   }
 
-  /// Sleeps until the epoch at `time` is due. When a gap longer than the GPS-loss limit comes
-  /// first, sleeps only until the loss is due and returns its time, so the caller can report it
-  /// on time; the caller then calls ``waitAgain(for:)``.
+  /// Sleeps until the epoch at `time` is due.
+  ///
+  /// When silence is to be reported first (``ReplaySilence``), sleeps only until it is due and
+  /// returns its time, so the caller can report it on time; the caller then calls
+  /// ``waitAgain(for:)``.
   mutating func wait(for time: Double) -> Double? {
     guard let speed, speed > 0 else { return nil }
-    defer { lastTime = max(lastTime ?? time, time) }
+    let quiet = silence.before(time)
     guard let o = origin else {
       origin = (time, clock.now())
       return nil
     }
-    if let last = lastTime, time - last > lostAfter {
-      clock.sleep(until: o.monotonic + (last + lostAfter - o.fixTime) / speed)
-      return last + lostAfter
+    if let quiet {
+      clock.sleep(until: o.monotonic + (quiet - o.fixTime) / speed)
+      return quiet
     }
     clock.sleep(until: o.monotonic + (time - o.fixTime) / speed)
     return nil

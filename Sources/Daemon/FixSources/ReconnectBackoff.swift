@@ -12,7 +12,9 @@ public struct ReconnectBackoff: Sendable, Equatable {
 
   /// The defaults keep the promise to resume within 2 s of gpsd returning: a retry at least
   /// every 0.5 s, then gpsd's own first position (about 1.0-1.1 s after it starts, one
-  /// receiver cycle) and the epoch merger's 0.3 s settle. (With a 1 s cap, guidance came back
+  /// receiver cycle) and the epoch merger's 0.3 s settle.
+  ///
+  /// (With a 1 s cap, guidance came back
   /// 1.8-2.4 s after gpsd returned at real time.) A refused connection on a dead gpsd costs
   /// next to nothing, two to four times a second.
   public init(initial: Double = 0.1, cap: Double = 0.5) {

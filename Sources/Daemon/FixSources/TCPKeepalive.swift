@@ -17,7 +17,9 @@ enum TCPKeepalive {
   static var userTimeout: Int32 { (idle + interval * probes) * 1000 }
 
   /// Turns keepalive on for `fd`; a socket that is not TCP (or an option the kernel lacks) is
-  /// left as it is. The corresponding C function is `setsockopt`.
+  /// left as it is.
+  ///
+  /// The corresponding C function is `setsockopt`.
   static func enable(_ fd: Int32) {
     guard fd >= 0 else { return }
     func set(_ level: Int32, _ name: Int32, _ value: Int32) {

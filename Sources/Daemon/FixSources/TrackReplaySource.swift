@@ -1,6 +1,8 @@
 import Dispatch
+import Events
 import GPSDProtocol
 import Geodesy
+import Guidance
 import NMEA
 import POSIX
 
@@ -63,14 +65,23 @@ public struct TrackReplaySource: FixSource {
     var report = SourceReport()
     var pacer = Pacer(
       speed: speed, clock: StoppableClock(base: clock, stop: stop), lostAfter: lostAfter)
+    var silence = ReplaySilence(lostAfter: lostAfter)
     func emit(_ fixes: [Fix]) {
       guard !fixes.isEmpty, !stop.isSet else { return }
       if speed == nil {
         // As fast as possible: the whole read goes to the engine as one input, so it is woken
-        // once per read, not once per epoch.
+        // once per read, not once per epoch; split where silence is to be reported, as a paced
+        // replay reports it.
         report.epochs += fixes.count
         for fix in fixes where fix.isValid { report.fixes += 1 }
-        inputs.yield(.fixes(fixes))
+        var start = 0
+        for (i, fix) in fixes.enumerated() {
+          guard let quiet = silence.before(fix.time) else { continue }
+          if i > start { inputs.yield(.fixes(Array(fixes[start..<i]))) }
+          inputs.yield(.silence(at: quiet))
+          start = i
+        }
+        inputs.yield(.fixes(start == 0 ? fixes : Array(fixes[start...])))
       } else {
         for fix in fixes {
           if stop.isSet { return }
@@ -196,7 +207,9 @@ public final class TrackPrefetch: @unchecked Sendable {
   public static let limit = 1 << 16
   private let state = Monitor(State())
 
-  /// Starts reading and decoding `input` at once. The corresponding C function is `read`.
+  /// Starts reading and decoding `input` at once.
+  ///
+  /// The corresponding C function is `read`.
   public init(input: TrackInput, name: String) {
     let state = self.state
     DispatchQueue(label: "stepwise.prefetch").async { @Sendable in
@@ -235,8 +248,10 @@ public final class TrackPrefetch: @unchecked Sendable {
     }
   }
 
-  /// The next decoded epochs in order; `nil` at the end of the track. Blocks (without polling)
-  /// until the decoder has more; `stop` is looked at every 0.1 s while blocked.
+  /// The next decoded epochs in order; `nil` at the end of the track.
+  ///
+  /// Blocks (without polling) until the decoder has more; `stop` is looked at every 0.1 s while
+  /// blocked.
   func next(stop: StopFlag) throws -> [Fix]? {
     while !stop.isSet {
       var batch: [Fix]?
@@ -305,7 +320,9 @@ public final class TrackInput: @unchecked Sendable {
   // Invariant: opened by the caller, then used only by the replay's queue, which closes it.
   let file: InputFile
 
-  /// Opens `path` (`-` is standard input). The corresponding C function is `open`.
+  /// Opens `path` (`-` is standard input).
+  ///
+  /// The corresponding C function is `open`.
   public init(path: String) throws {
     file = try InputFile(path: path)
   }

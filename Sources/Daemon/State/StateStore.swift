@@ -16,9 +16,11 @@ public struct StateStore: Sendable {
   /// Format marker and version, so a foreign or future file is recognised.
   public static let format = "stepwise-state"
   public static let version = 1.0
-  /// Version of the progress file. 2: the session's phase (`"joining"`, `"onRoute"`,
-  /// `"offRoute"`, `"arrived"`) replaces the `offRoute` and `arrived` booleans of 1; `said` holds each step's
-  /// ``PromptFlags`` raw value in both. Files of version 1 still load.
+  /// Version of the progress file.
+  ///
+  /// 2: the session's phase (`"joining"`, `"onRoute"`, `"offRoute"`, `"arrived"`) replaces the
+  /// `offRoute` and `arrived` booleans of 1; `said` holds each step's ``AnnouncementFlags`` raw
+  /// value in both. Files of version 1 still load.
   public static let progressVersion = 2.0
 
   public let directory: String
@@ -37,8 +39,9 @@ public struct StateStore: Sendable {
 
   /// Makes the state directory when it is missing, with its missing parents, as systemd's
   /// `StateDirectory=` does: the directory itself mode 0700 (the state is the daemon's own),
-  /// parents 0755. An existing directory is left as it is. The corresponding C function is
-  /// `mkdir`.
+  /// parents 0755.
+  ///
+  /// An existing directory is left as it is. The corresponding C function is `mkdir`.
   public func createDirectory() throws {
     var made = ""
     let components = directory.split(separator: "/", omittingEmptySubsequences: true)
@@ -73,14 +76,15 @@ public struct StateStore: Sendable {
   }
 
   /// Writes the route document and the selected alternative, and the progress along it.
+  ///
   /// Throws `SystemError` (full disk, read-only directory, …); the caller warns and goes on
   /// guiding. Leftovers of writes a crash cut short go first (``removeLeftovers()``): the
   /// daemon saves the route as it starts.
   ///
-  /// - Parameter progress: where guidance along this route stands, for a session resumed from
-  ///   the saved state: it is written again at once, so a crash before the next progress save
-  ///   still resumes there. `nil` (a new route, or one started over) removes the saved
-  ///   progress, which no longer applies.
+  /// `progress` is where guidance along this route stands, for a session resumed from the
+  /// saved state: it is written again at once, so a crash before the next progress save still
+  /// resumes there. `nil` (a new route, or one started over) removes the saved progress, which
+  /// no longer applies. Throws when a file cannot be written.
   public func saveRoute(
     _ document: RouteDocument, routeIndex: Int, routeFile: String?,
     progress: NavigationSession.Snapshot? = nil, revision: Int = 0
@@ -122,9 +126,9 @@ public struct StateStore: Sendable {
     p.append("phase", .string(snapshot.phase.rawValue))
     if let t = snapshot.lastFixTime { p.append("lastFixTime", .number(t)) }
     p.append("speed", .number(snapshot.speed))
-    if let t = snapshot.lastPromptTime, let s = snapshot.lastPromptStep {
-      p.append("lastPromptTime", .number(t))
-      p.append("lastPromptStep", .number(Double(s)))
+    if let t = snapshot.lastAnnouncementTime, let s = snapshot.lastAnnouncementStep {
+      p.append("lastAnnouncementTime", .number(t))
+      p.append("lastAnnouncementStep", .number(Double(s)))
     }
     p.append("gpsLost", .bool(snapshot.gpsLost))
     p.append("gpsLossCount", .number(Double(snapshot.gpsLossCount)))
@@ -132,6 +136,7 @@ public struct StateStore: Sendable {
     if let t = snapshot.lastInputTime { p.append("lastInputTime", .number(t)) }
     if let t = snapshot.lastMatchTime { p.append("lastMatchTime", .number(t)) }
     p.append("reckonedSteps", .number(Double(snapshot.reckonedSteps)))
+    if let r = snapshot.returning { p.append("returning", Self.encode(r)) }
     try writeFileAtomically(progressPath, Array(JSONWriter.string(.object(p)).utf8), mode: 0o600)
   }
 
@@ -234,7 +239,7 @@ public struct StateStore: Sendable {
         let said = p["said"]?.arrayValue, step >= 0, step < 1e9
       else { return (.success(saved), .corrupt("progress.json does not belong to route.json")) }
       let flags = said.compactMap { $0.doubleValue }.map {
-        PromptFlags(rawValue: UInt8(clamping: Int(max(0, min(255, $0)))))
+        AnnouncementFlags(rawValue: UInt8(clamping: Int(max(0, min(255, $0)))))
       }
       guard flags.count == said.count else {
         return (.success(saved), .corrupt("progress.json: bad prompt flags"))
@@ -255,14 +260,15 @@ public struct StateStore: Sendable {
         routeIndex: saved.routeIndex, distanceAlong: s, currentStep: Int(step), said: flags,
         phase: phase,
         lastFixTime: p["lastFixTime"]?.doubleValue, speed: p["speed"]?.doubleValue ?? 0,
-        lastPromptTime: p["lastPromptTime"]?.doubleValue,
-        lastPromptStep: p["lastPromptStep"]?.doubleValue.map { Int(max(0, min(1e9, $0))) },
+        lastAnnouncementTime: p["lastAnnouncementTime"]?.doubleValue,
+        lastAnnouncementStep: p["lastAnnouncementStep"]?.doubleValue.map { Int(max(0, min(1e9, $0))) },
         gpsLost: p["gpsLost"]?.boolValue ?? false,
         gpsLossCount: Int(max(0, min(1e9, p["gpsLossCount"]?.doubleValue ?? 0))),
         offRouteCount: Int(max(0, min(1e9, p["offRouteCount"]?.doubleValue ?? 0))),
         lastInputTime: p["lastInputTime"]?.doubleValue,
         lastMatchTime: p["lastMatchTime"]?.doubleValue,
-        reckonedSteps: Int(max(0, min(1e9, p["reckonedSteps"]?.doubleValue ?? 0))))
+        reckonedSteps: Int(max(0, min(1e9, p["reckonedSteps"]?.doubleValue ?? 0))),
+        returning: p["returning"]?.objectValue.flatMap(Self.decodeReturning))
       return (.success(saved), nil)
     }
   }

@@ -69,15 +69,18 @@ public struct SocketActivation: Sendable {
     socket.name.isEmpty ? "fd \(socket.fd)" : "fd \(socket.fd) \"\(socket.name)\""
   }
 
-  /// An integer socket option, or `nil` when it cannot be read. The corresponding C function
-  /// is `getsockopt`.
+  /// An integer socket option, or `nil` when it cannot be read.
+  ///
+  /// The corresponding C function is `getsockopt`.
   private func option(_ fd: Int32, _ name: Int32) -> Int32? {
     var value: Int32 = 0
     var len = socklen_t(MemoryLayout<Int32>.size)
     return getsockopt(fd, SOL_SOCKET, name, &value, &len) == 0 ? value : nil
   }
 
-  /// Whether `fd` is a stream socket. The corresponding C function is `getsockopt`.
+  /// Whether `fd` is a stream socket.
+  ///
+  /// The corresponding C function is `getsockopt`.
   public func isStreamSocket(_ fd: Int32) -> Bool {
     var type: Int32 = 0
     var len = socklen_t(MemoryLayout<Int32>.size)

@@ -31,7 +31,9 @@ public final class SystemdNotifier: Sendable {
   /// Whether a notify socket was given.
   public var isEnabled: Bool { address != nil }
 
-  /// Sends `KEY=VALUE` lines as one datagram. Returns false when it could not be sent.
+  /// Sends `KEY=VALUE` lines as one datagram.
+  ///
+  /// Returns false when it could not be sent.
   ///
   /// The corresponding C function is `sendto`.
   @discardableResult

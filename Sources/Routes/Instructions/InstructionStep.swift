@@ -1,27 +1,5 @@
 public import JSON
 
-/// A language the instruction writer writes in.
-///
-/// `Routes` does not depend on `Phrasebook`, so it has its own small language type; the raw
-/// values are the ISO 639-1 codes that `Phrasebook.Language` uses too.
-public enum InstructionLanguage: String, Sendable, CaseIterable {
-  /// English.
-  case en
-  /// Korean.
-  case ko
-
-  /// The language of a locale tag such as `ko-KR`, `en_US` or `ko`, or `nil` when it is
-  /// neither English nor Korean.
-  public init?(locale: String) {
-    let primary = locale.lowercased().split(whereSeparator: { $0 == "-" || $0 == "_" }).first
-    switch primary.map(String.init) {
-    case "en": self = .en
-    case "ko": self = .ko
-    default: return nil
-    }
-  }
-}
-
 /// A maneuver in the vocabulary of OSRM v5 steps, which the instruction writer turns into text.
 ///
 /// Every importer maps its router's maneuvers onto this shape (OSRM and Mapbox directly,

@@ -1,11 +1,3 @@
-/// A Korean particle whose form depends on the final sound of the word before it.
-public enum InstructionParticle: Sendable, Hashable {
-  /// 으로 after a consonant other than ㄹ, 로 after a vowel or ㄹ.
-  case euroRo
-  /// 을 after a consonant, 를 after a vowel.
-  case eulReul
-}
-
 /// Writes turn instructions from maneuvers, in English or Korean, the way osrm-text-instructions
 /// v0.15.0 does.
 ///
@@ -31,48 +23,18 @@ public struct InstructionWriter: Sendable {
   }
 
   /// The language written.
-  public var language: InstructionLanguage
+  public var language: Language
   /// The style written.
   public var style: Style
-  /// Appends a particle to a word; the daemon passes `Phrasebook`'s `attachParticle`, which
-  /// also reads Latin words, digits and units. The default reads Hangul only.
-  public var attach: @Sendable (String, InstructionParticle) -> String
 
   /// Creates a writer.
   ///
   /// - Parameters:
   ///   - language: English or Korean.
   ///   - style: ``Style/natural`` unless the library's exact output is wanted.
-  ///   - attach: picks a Korean particle; defaults to ``hangulAttach(_:_:)``.
-  public init(
-    language: InstructionLanguage, style: Style = .natural,
-    attach: @escaping @Sendable (String, InstructionParticle) -> String = InstructionWriter
-      .hangulAttach
-  ) {
+  public init(language: Language, style: Style = .natural) {
     self.language = language
     self.style = style
-    self.attach = attach
-  }
-
-  /// Appends a particle judged by the last Hangul syllable of `word` (a word that does not end
-  /// in Hangul is treated as ending in a vowel).
-  public static func hangulAttach(_ word: String, _ particle: InstructionParticle) -> String {
-    var final: UInt32?
-    for u in word.unicodeScalars.reversed() {
-      if (0xAC00...0xD7A3).contains(u.value) {
-        final = (u.value - 0xAC00) % 28
-        break
-      }
-      if u.properties.isAlphabetic || ("0"..."9").contains(Character(u)) { break }
-    }
-    switch particle {
-    case .euroRo:
-      guard let f = final, f != 0, f != 8 else { return word + "로" }  // 8 is ㄹ
-      return word + "으로"
-    case .eulReul:
-      guard let f = final, f != 0 else { return word + "를" }
-      return word + "을"
-    }
   }
 
   /// The instruction for one maneuver.
@@ -309,13 +271,13 @@ public struct InstructionWriter: Sendable {
           k >= chars.count || chars[k] == " " || chars[k] == "." || chars[k] == ","
         }
         if rest.starts(with: ["으", "로"]) && particleEnds(j + 2) {
-          value = attach(value, .euroRo)
+          value = attachParticle(value, .euroRo)
           i = j + 2
         } else if rest.starts(with: ["로"]) && particleEnds(j + 1) {
-          value = attach(value, .euroRo)
+          value = attachParticle(value, .euroRo)
           i = j + 1
         } else if (rest.starts(with: ["를"]) || rest.starts(with: ["을"])) && particleEnds(j + 1) {
-          value = attach(value, .eulReul)
+          value = attachParticle(value, .eulReul)
           i = j + 1
         }
       }

@@ -1,0 +1,103 @@
+import Geodesy
+import Rerouting
+public import Router
+public import Routes
+public import Simulation
+
+/// Finds the real roads of a driver's mistakes: asks the router for a way that leaves the
+/// route at the maneuver the driver gets wrong.
+public enum WrongWays {
+  /// Metres before the maneuver the router is asked from, heading along the route: the way
+  /// starts on the road into the maneuver.
+  static let approach = 20.0
+  /// Metres from the maneuver to the point the wrong way heads for.
+  static let reach = 700.0
+  /// A wrong way must go at least this far once off the route …
+  static let minimumLength = 300.0
+  /// … and be this far from the route at ``checkAfter`` metres past the point it leaves it.
+  static let minimumOffset = 25.0
+  static let checkAfter = 150.0
+
+  /// The detour of `mistake` (a missed turn or a wrong roundabout exit) on `route`.
+  ///
+  /// - Throws: ``WrongWayError`` when the router finds no way that leaves the route there.
+  public static func detour(
+    _ mistake: DrivingMistake, route: Route, router: RouterClient
+  ) throws(WrongWayError) -> Detour {
+    let steps = route.steps.map(\.polyline)
+    let points = steps.flatMap { $0 }
+    let line = Polyline(points)
+    // Maneuver k is at the end of step k's polyline (the step leads up to it).
+    var ends: [Double] = []
+    var d = 0.0
+    for s in steps {
+      d += Polyline(s).length
+      ends.append(d)
+    }
+    let step: Int
+    let roundabout: Bool
+    switch mistake {
+    case .missTurn(let s):
+      step = s
+      roundabout = false
+    case .wrongExit(let s):
+      step = s
+      roundabout = true
+    default:
+      throw WrongWayError(description: "\(mistake) needs no router")
+    }
+    guard step >= 1, step + 1 < ends.count else {
+      throw WrongWayError(description: "\(mistake): the route has maneuvers 1…\(ends.count - 2)")
+    }
+    let at = ends[step]
+    // A roundabout's step ends at its entry; the next one goes round to the exit.
+    let exit = roundabout ? ends[step + 1] : at
+    let window = roundabout ? (at - 10)...(exit + 8) : (at - 30)...(at + 30)
+    let toward = line.point(at: exit)
+    let incoming = line.bearing(at: max(0, at - 5))
+    let outgoing = line.bearing(at: exit + 5)
+    let turns: [Double] = roundabout ? [90, -90, 135, -135, 45, -45, 180] : [0, -45, 45, -90, 90]
+    let base = roundabout ? outgoing : incoming
+    let from = max(0, at - approach)
+    let origin = RouteRequest.Origin(
+      coordinate: line.point(at: from), course: line.bearing(at: from), speed: 10, accuracy: 5)
+    var tried: [String] = []
+    for (k, turn) in turns.enumerated() {
+      let heading = normalizedBearing(base + turn)
+      if !roundabout && bearingDifference(heading, outgoing) < 40 { continue }
+      let goal = toward.destination(distance: reach, bearing: heading)
+      let request = RouteRequest(
+        origin: origin, waypoints: [.init(coordinate: goal)], transportType: route.transportType,
+        language: "en-US", imperial: false, id: "wrong-way-\(k)")
+      let answer = router.fetch(request)
+      guard case .success(let document) = answer.result, let way = try? document.route(at: 0)
+      else {
+        tried.append("\(Int(heading))°: no route")
+        continue
+      }
+      let road = way.steps.flatMap(\.polyline)
+      guard
+        let detour = Detour.leaving(
+          points, road: road, near: at, window: window, mistake: mistake)
+      else {
+        tried.append("\(Int(heading))°: does not leave the route there")
+        continue
+      }
+      let off = Polyline(detour.path)
+      guard off.length >= minimumLength,
+        line.locate(off.point(at: checkAfter), near: at, within: 2000).offset >= minimumOffset
+      else {
+        tried.append("\(Int(heading))°: comes back to the route")
+        continue
+      }
+      return detour
+    }
+    throw WrongWayError(
+      description: "\(mistake): no wrong way found (\(tried.joined(separator: "; ")))")
+  }
+}
+
+/// No road for a scripted mistake.
+public struct WrongWayError: Error, Sendable, CustomStringConvertible {
+  public var description: String
+}

@@ -1,0 +1,217 @@
+public import Guidance
+import POSIX
+public import Wire
+
+/// Something the engine publishes: a guidance event, a change of the fix source, or the end of
+/// guidance by `cancel`.
+public enum PublishedEvent: Sendable, Equatable {
+  case navigation(NavigationEvent)
+  case source(SourceEvent)
+  /// Where rerouting stands changed (`REROUTE`). Standard output does not print it: guidance
+  /// on standard output is the same with a router that is down as without one.
+  case rerouting(ReroutingEvent)
+  /// Guidance was stopped (`CANCELLED`); `time` is the last event's. Standard output does not
+  /// print it: it is an answer to a subscriber's command, not something guidance did.
+  case cancelled(time: Double?)
+
+  /// The event's `class`.
+  public var className: String {
+    switch self {
+    case .source: "SOURCE"
+    case .rerouting: "REROUTE"
+    case .cancelled: "CANCELLED"
+    case .navigation(let e):
+      switch e.kind {
+      case .route: "ROUTE"
+      case .announce: "ANNOUNCE"
+      case .step: "STEP"
+      case .progress: "PROGRESS"
+      case .offRoute: "OFFROUTE"
+      case .onRoute: "ONROUTE"
+      case .arrived: "ARRIVED"
+      case .gps: "GPS"
+      }
+    }
+  }
+}
+
+/// One published event with its sequence number (1, 2, 3, … per daemon run, given by
+/// ``EventPublisher`` alone), so a subscriber can see a gap.
+public struct Publication: Sendable, Equatable {
+  public let seq: UInt64
+  public let event: PublishedEvent
+  private let encoded: EncodedLine
+
+  init(seq: UInt64, event: PublishedEvent) {
+    self.seq = seq
+    self.event = event
+    encoded = EncodedLine(seq: seq, event: event)
+  }
+
+  /// The event's JSON line with `seq`, encoded by whichever sink asks first and shared by all:
+  /// the socket's subscribers get these bytes, standard output the same without `seq`.
+  public var line: EventLine { encoded.line }
+
+  public static func == (a: Publication, b: Publication) -> Bool {
+    a.seq == b.seq && a.event == b.event
+  }
+}
+
+/// The lazily encoded line of one publication. Sinks run on their own queues, so the first to
+/// ask encodes under the lock and the others take the same bytes.
+private final class EncodedLine: Sendable {
+  private let seq: UInt64
+  private let event: PublishedEvent
+  private let cache = Locked<EventLine?>(nil)
+
+  init(seq: UInt64, event: PublishedEvent) {
+    self.seq = seq
+    self.event = event
+  }
+
+  var line: EventLine {
+    cache.withLock { cached in
+      if let cached { return cached }
+      let line: EventLine
+      switch event {
+      case .navigation(let e): line = EventLine(e, seq: seq)
+      case .source(let s): line = EventLine(s, seq: seq)
+      case .rerouting(let r): line = EventLine(r, seq: seq)
+      case .cancelled(let t): line = EventLine(cancelledAt: t, seq: seq)
+      }
+      cached = line
+      return line
+    }
+  }
+}
+
+/// A receiver of everything the engine publishes: standard output, the socket's subscribers,
+/// the fleet uplink.
+///
+/// The publisher calls ``receive(_:)`` for every event, in `seq` order. An implementation must
+/// return at once: queue the event (with a bound and a policy for when the bound is reached)
+/// and write it elsewhere. A sink never slows the engine or the gpsd reader.
+public protocol EventSink: AnyObject, Sendable {
+  /// Takes one event. Must not block.
+  func receive(_ publication: Publication)
+  /// Takes several events, in order (what the engine made of a batch of fixes). Must not
+  /// block. The default hands them to ``receive(_:)`` one by one.
+  func receive(_ publications: [Publication])
+  /// No more events will come (the engine stopped, or the sink was removed).
+  func finish()
+}
+
+extension EventSink {
+  public func receive(_ publications: [Publication]) {
+    for p in publications { receive(p) }
+  }
+}
+
+/// Fans the engine's events out to any number of sinks: the one place that numbers events and
+/// folds them into the state a late subscriber starts from (``PublishedState``).
+///
+/// Sinks can be added and removed from any task or thread while the engine runs.
+/// ``add(_:)`` returns the state at the moment of joining, atomically with the registration:
+/// the sink then receives exactly the events after that state, none missed and none twice.
+/// Sinks are handed events under the publisher's lock (they only queue), so every sink sees
+/// them in `seq` order whichever thread published.
+public final class EventPublisher: Sendable {
+  private struct Registry: ~Copyable {
+    /// The sinks in the order they joined (a few: standard output, the socket server), kept
+    /// as a list so publishing copies nothing.
+    var list: [any EventSink] = []
+    var state = PublishedState()
+    var finished = false
+  }
+
+  private let registry = Locked(Registry())
+
+  public init() {}
+
+  /// Adds `sink`; returns the state it joins at.
+  @discardableResult
+  public func add(_ sink: any EventSink) -> PublishedState {
+    let (state, finished) = registry.withLock { r -> (PublishedState, Bool) in
+      if !r.finished && !r.list.contains(where: { $0 === sink }) { r.list.append(sink) }
+      return (r.state, r.finished)
+    }
+    if finished { sink.finish() }
+    return state
+  }
+
+  /// Removes `sink` (and tells it it will get nothing more).
+  public func remove(_ sink: any EventSink) {
+    let removed = registry.withLock { r -> Bool in
+      guard let i = r.list.firstIndex(where: { $0 === sink }) else { return false }
+      r.list.remove(at: i)
+      return true
+    }
+    if removed { sink.finish() }
+  }
+
+  /// The current state.
+  public var state: PublishedState { registry.withLock { $0.state } }
+
+  /// Publishes one event to every sink.
+  public func publish(_ event: PublishedEvent) {
+    registry.withLock { r in
+      let p = Publication(seq: r.state.seq + 1, event: event)
+      r.state.apply(p)
+      for sink in r.list { sink.receive(p) }
+    }
+  }
+
+  /// Publishes navigation events in order, with one call per sink.
+  public func publish(_ events: [NavigationEvent]) {
+    if events.count == 1 {
+      publish(.navigation(events[0]))
+      return
+    }
+    guard !events.isEmpty else { return }
+    registry.withLock { r in
+      var publications: [Publication] = []
+      publications.reserveCapacity(events.count)
+      for e in events {
+        let p = Publication(seq: r.state.seq + 1, event: .navigation(e))
+        r.state.apply(p)
+        publications.append(p)
+      }
+      for sink in r.list { sink.receive(publications) }
+    }
+  }
+
+  /// Publishes `CANCELLED`, timed as the last event.
+  public func publishCancelled() {
+    registry.withLock { r in
+      let p = Publication(seq: r.state.seq + 1, event: .cancelled(time: r.state.time))
+      r.state.apply(p)
+      for sink in r.list { sink.receive(p) }
+    }
+  }
+
+  /// Another alternative or document was chosen (`select`, `load`): the state forgets the
+  /// current guidance, unless a `ROUTE` was published after `seq` (the new route came first).
+  public func beginGuidance(routeIndex: Int?, unlessRouteAfter seq: UInt64) {
+    registry.withLock { r in
+      if r.state.lastRouteSeq <= seq { r.state.beginGuidance(routeIndex: routeIndex) }
+    }
+  }
+
+  /// The alternative a route document is followed on, before its first `ROUTE`.
+  public func routeLoaded(routeIndex: Int) {
+    registry.withLock { r in
+      if r.state.routeIndex == nil { r.state.routeIndex = routeIndex }
+    }
+  }
+
+  /// Ends publishing: every sink is told, and sinks added later are finished at once.
+  public func finish() {
+    let sinks = registry.withLock { r -> [any EventSink] in
+      r.finished = true
+      let all = r.list
+      r.list.removeAll()
+      return all
+    }
+    for sink in sinks { sink.finish() }
+  }
+}

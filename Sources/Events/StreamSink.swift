@@ -1,0 +1,267 @@
+import Dispatch
+import Glibc
+import Guidance
+import POSIX
+import Synchronization
+import Wire
+
+/// An ``EventSink`` that writes lines to a file descriptor (standard output) from its own
+/// serial queue, so a slow reader of the descriptor never blocks the engine.
+///
+/// The engine only queues the events; the writer's queue encodes them (`--json` prints each
+/// publication's ``Publication/line`` without `seq`, the bytes subscribers get, encoded once
+/// by whichever sink asks first) and hands the descriptor 64 KiB at a time. On two cores the encoding then runs beside guidance instead of
+/// after it. What waits is bounded by ``capacity`` bytes, counting each waiting event as
+/// ``estimatedLineBytes`` (a `PROGRESS` line is about 380). When it is full the oldest events
+/// are dropped, and the first drop is reported once on stderr. Replays do not lose lines:
+/// their source calls ``waitForRoom(stop:)`` before producing more, which holds the replay,
+/// not the engine.
+public final class StreamSink: EventSink {
+  /// How events become lines.
+  public enum Format: Sendable {
+    /// One JSON object per line (`docs/events.md`).
+    case json
+    /// Readable lines; `PROGRESS` only when `progress` is true.
+    case readable(progress: Bool)
+  }
+
+  /// What a waiting event counts for against ``capacity``, in bytes.
+  public static let estimatedLineBytes = 256
+
+  private struct Queue: ~Copyable {
+    /// Events waiting to be encoded and written, oldest first.
+    var waiting: [Publication] = []
+    /// Events taken by the writer and not yet written.
+    var inFlight = 0
+    var writing = false
+    var finished = false
+    var dropped = 0
+    var failure: SystemError?
+    /// A replay is blocked in `waitForRoom` until at most half the capacity is used.
+    var roomWaiter = false
+    var drainWaiters: [CheckedContinuation<Void, Never>] = []
+  }
+
+  public let fd: Int32
+  public let format: Format
+  /// Bytes that may wait before the oldest lines are dropped.
+  public let capacity: Int
+  /// ``capacity`` in events.
+  private let limit: Int
+  private let state = Monitor(Queue())
+  private let writer = DispatchQueue(label: "stepwise.stream-sink")
+
+  public init(fd: Int32, format: Format, capacity: Int = 4 << 20) {
+    self.fd = fd
+    self.format = format
+    self.capacity = capacity
+    limit = max(1, capacity / Self.estimatedLineBytes)
+  }
+
+  /// Whether this format prints `publication` at all.
+  private func prints(_ publication: Publication) -> Bool {
+    switch publication.event {
+    case .cancelled, .rerouting: return false
+    case .navigation(let e):
+      if case .readable(false) = format { return !Self.isProgress(e) }
+      return true
+    case .source: return true
+    }
+  }
+
+  /// Appends the line for `publication` and its newline.
+  private func append(_ publication: Publication, to out: inout [UInt8]) {
+    if case .json = format {
+      let line = publication.line.withoutSeq
+      out.append(contentsOf: line.head)
+      out.append(contentsOf: line.tail)
+      return
+    }
+    switch publication.event {
+    case .navigation(let e): out.append(contentsOf: EventEncoder.readableLine(e).utf8)
+    case .source(let s): out.append(contentsOf: EventEncoder.readableLine(s).utf8)
+    case .cancelled, .rerouting: return
+    }
+    out.append(0x0A)
+  }
+
+  /// Appends the line `format` prints for `event`, with its newline (readable `PROGRESS`
+  /// lines even when the sink would leave them out).
+  public static func appendLine(_ event: NavigationEvent, format: Format, to out: inout [UInt8]) {
+    if case .json = format {
+      EventEncoder.write(event, into: &out)
+    } else {
+      out.append(contentsOf: EventEncoder.readableLine(event).utf8)
+    }
+    out.append(0x0A)
+  }
+
+  private static func isProgress(_ e: NavigationEvent) -> Bool {
+    if case .progress = e.kind { return true }
+    return false
+  }
+
+  public func receive(_ publication: Publication) {
+    receive(CollectionOfOne(publication))
+  }
+
+  public func receive(_ publications: [Publication]) {
+    receive(publications[...])
+  }
+
+  private func receive(_ publications: some Collection<Publication>) {
+    let (start, firstDrop) = state.withLock { q -> (Bool, Bool) in
+      guard !q.finished, q.failure == nil else { return (false, false) }
+      for p in publications where prints(p) { q.waiting.append(p) }
+      var firstDrop = false
+      let excess = q.waiting.count + q.inFlight - limit
+      if excess > 0 && q.waiting.count > 1 {
+        let n = min(excess, q.waiting.count - 1)
+        q.waiting.removeFirst(n)
+        if q.dropped == 0 { firstDrop = true }
+        q.dropped += n
+      }
+      guard !q.writing, !q.waiting.isEmpty else { return (false, firstDrop) }
+      q.writing = true
+      return (true, firstDrop)
+    }
+    if firstDrop {
+      logLine(4, "stepwised: output is not keeping up; dropping the oldest lines")
+    }
+    if start { writer.async { [self] in drain() } }
+  }
+
+  public func finish() {
+    let resume = state.withLock { q -> [CheckedContinuation<Void, Never>] in
+      q.finished = true
+      guard !q.writing else { return [] }
+      let w = q.drainWaiters
+      q.drainWaiters = []
+      return w
+    }
+    state.change(wakingWhen: { _ in true })
+    for c in resume { c.resume() }
+  }
+
+  /// Bytes waiting to be written (estimated for events not yet encoded).
+  public var pendingBytes: Int {
+    state.withLock { ($0.waiting.count + $0.inFlight) * Self.estimatedLineBytes }
+  }
+
+  /// Lines dropped because the queue was full.
+  public var droppedLines: Int { state.withLock { $0.dropped } }
+
+  /// The first write error (a closed pipe, a full disk); later lines are dropped.
+  public var failure: SystemError? { state.withLock { $0.failure } }
+
+  /// Blocks the calling thread (a replay's, never the engine's) until at most half of the
+  /// capacity is waiting, writing failed, or `stop` is set.
+  ///
+  /// The writer wakes it; `stop` is looked at every 0.1 s while blocked.
+  public func waitForRoom(stop: StopFlag? = nil) {
+    let half = limit / 2
+    while stop?.isSet != true {
+      var done = false
+      state.wait(
+        until: { q in
+          if q.waiting.count + q.inFlight <= half || q.failure != nil || q.finished {
+            q.roomWaiter = false
+            done = true
+            return true
+          }
+          q.roomWaiter = true
+          return false
+        }, timeout: 0.1)
+      if done { return }
+    }
+  }
+
+  /// Returns once everything received before ``finish()`` is written (or writing failed).
+  public func drained() async {
+    await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+      let done = state.withLock { q -> Bool in
+        if q.finished && !q.writing { return true }
+        q.drainWaiters.append(c)
+        return false
+      }
+      if done { c.resume() }
+    }
+  }
+
+  /// The writer's loop: takes everything waiting, encodes it and writes it in 64 KiB pieces,
+  /// until nothing waits.
+  private func drain() {
+    var out: [UInt8] = []
+    out.reserveCapacity(1 << 16 + 4096)
+    var work: [Publication] = []
+    while true {
+      work.removeAll(keepingCapacity: true)
+      let waiters = state.withLock { q -> [CheckedContinuation<Void, Never>] in
+        q.inFlight = 0
+        guard !q.waiting.isEmpty, q.failure == nil else {
+          q.waiting.removeAll()
+          q.writing = false
+          guard q.finished else { return [] }
+          let w = q.drainWaiters
+          q.drainWaiters = []
+          return w
+        }
+        // The lists trade places: the engine goes on appending to the writer's emptied one.
+        swap(&work, &q.waiting)
+        q.inFlight = work.count
+        return []
+      }
+      if work.isEmpty {
+        state.change(wakingWhen: { $0.roomWaiter })
+        for c in waiters { c.resume() }
+        return
+      }
+      var error: SystemError?
+      var done = 0
+      for p in work {
+        append(p, to: &out)
+        done += 1
+        if out.count >= 1 << 16 {
+          error = write(out)
+          out.removeAll(keepingCapacity: true)
+          if error != nil { break }
+          let written = done
+          done = 0
+          state.change(wakingWhen: { q in
+            q.inFlight -= written
+            return q.roomWaiter && q.waiting.count + q.inFlight <= limit / 2
+          })
+        }
+      }
+      if error == nil && !out.isEmpty {
+        error = write(out)
+        out.removeAll(keepingCapacity: true)
+      }
+      state.change(wakingWhen: { q in
+        if let error { q.failure = q.failure ?? error }
+        q.inFlight = 0
+        return q.roomWaiter && (q.waiting.count <= limit / 2 || q.failure != nil)
+      })
+    }
+  }
+
+  /// Writes all of `bytes`, retrying on `EINTR`.
+  ///
+  /// The corresponding C function is `write`.
+  private func write(_ bytes: [UInt8]) -> SystemError? {
+    var offset = 0
+    while offset < bytes.count {
+      let n = bytes.withUnsafeBytes { raw -> Int in
+        guard let base = raw.baseAddress else { return 0 }
+        return Glibc.write(fd, base + offset, raw.count - offset)
+      }
+      if n < 0 {
+        if errno == EINTR { continue }
+        return SystemError(
+          errno: errno, function: "write", subject: fd == 1 ? "stdout" : "fd \(fd)")
+      }
+      offset += n
+    }
+    return nil
+  }
+}

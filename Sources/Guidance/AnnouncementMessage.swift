@@ -1,0 +1,60 @@
+public import Routes
+
+/// What the engine wants said, before it is put into words.
+///
+/// The engine decides *when* and *what*; a ``Phrasing`` (the `Phrasebook` module) decides the
+/// words, in the user's language and units.
+public enum AnnouncementMessage: Sendable, Equatable {
+  /// Departure from the source. `tolls` when the route has tolls; `advisories` are the route's
+  /// `advisoryNotices`, said once here.
+  case depart(source: String, tolls: Bool, advisories: [String])
+  /// A maneuver announcement. `distance` (metres to the maneuver) is `nil` for the final "now"
+  /// announcement. `then` carries the instructions of a maneuver that follows too closely to get
+  /// its own early announcement.
+  case maneuver(instructions: String, distance: Double?, then: String?)
+  /// The destination was reached.
+  case arrive(destination: String)
+  /// An intermediate waypoint (1-based) was reached; guidance goes on.
+  case waypoint(number: Int)
+  /// A step's notice or another free-text warning.
+  case notice(String)
+  /// The way of travelling changes with the step now starting.
+  case modeChange(TransportType)
+  /// A long step starts: follow the road for `distance` metres.
+  case continueFor(distance: Double)
+  /// The vehicle left the route; `distance` is how far from it, in metres.
+  case offRoute(distance: Double)
+  /// The vehicle is back on the route.
+  case backOnRoute
+  /// A new route replaced the one the vehicle left: its next maneuver, `distance` metres
+  /// ahead ("New route. In 200 meters, turn right onto …").
+  case newRoute(instructions: String, distance: Double)
+  /// Off the route with no new route to be had: the route's nearest point ahead is `distance`
+  /// metres away in `direction`; `turnAround` once the vehicle is moving away from it ("Turn
+  /// around when possible. The route is 300 meters behind you.").
+  case returnToRoute(distance: Double, direction: ReturnDirection, turnAround: Bool)
+  /// No valid fix for a while.
+  case gpsLost
+  /// Valid fixes again after a loss.
+  case gpsAcquired
+}
+
+/// Puts messages into words.
+///
+/// Implemented by `Phrasebook`.
+public protocol Phrasing: Sendable {
+  /// The text a voice would say for `message`.
+  func text(for message: AnnouncementMessage) -> String
+  /// About how long a voice takes to say `text`, in seconds; the engine starts announcements that
+  /// much earlier so they end before the maneuver.
+  func speechDuration(of text: String) -> Double
+  /// `speechDuration(of: text(for: message))`; a phrasing may measure it without building
+  /// the text (the engine asks for it on every fix near a maneuver).
+  func speechDuration(for message: AnnouncementMessage) -> Double
+}
+
+extension Phrasing {
+  public func speechDuration(for message: AnnouncementMessage) -> Double {
+    speechDuration(of: text(for: message))
+  }
+}

@@ -1,0 +1,204 @@
+import Routes
+
+/// A maneuver announcement that fell due: what to say, for which step, and how far ahead.
+struct DueAnnouncement {
+  var message: AnnouncementMessage
+  var kind: AnnouncementKind
+  var step: Int
+  /// The announcement's id within the route (`s3.now`).
+  var id: String
+  /// Metres to the maneuver.
+  var distance: Double
+}
+
+/// The maneuver announcement schedule, computed on the device from live speed, and what of it was
+/// already said.
+///
+/// Each maneuver has up to three announcements: "prepare" about a minute ahead, "approach" about
+/// 20 s ahead, and "now" a few seconds ahead plus the time it takes to say it. Distances are
+/// clamped per transport mode. An announcement whose successor would follow within
+/// `minimumGapSeconds` is skipped, so short steps get fewer announcements, never a burst. An
+/// announcement is made at most once, and only for the maneuver ahead.
+struct AnnouncementScheduler: Sendable {
+  let route: Route
+  let geometry: RouteGeometry
+  let configuration: GuidanceConfiguration
+  let phrasing: any Phrasing
+  /// The route's average planned speed in m/s, a floor for announcement timing.
+  let plannedSpeed: Double
+  /// Per step, what was already said.
+  var said: [AnnouncementFlags]
+  /// Time of the last maneuver announcement and the step it was for.
+  var lastAnnouncement: (time: Double, step: Int)?
+
+  init(
+    route: Route, geometry: RouteGeometry, configuration: GuidanceConfiguration,
+    phrasing: any Phrasing
+  ) {
+    self.route = route
+    self.geometry = geometry
+    self.configuration = configuration
+    self.phrasing = phrasing
+    plannedSpeed =
+      route.expectedTravelTime > 0
+      ? min(configuration.plannedSpeedLimit, route.distance / route.expectedTravelTime) : 0
+    said = [AnnouncementFlags](repeating: [], count: route.steps.count)
+  }
+
+  private var lastStep: Int { route.steps.count - 1 }
+
+  /// The announcement for maneuver `m` that is due with the vehicle at `position` metres along the
+  /// route at `speed`, if any; marks it (and the kinds it makes unnecessary) as said.
+  ///
+  /// `uncertainty` (metres, one-sigma radial) is how far the match may lag the vehicle: the
+  /// final announcement comes earlier by what of it the lead does not already spare, so a lagging
+  /// position cannot make it late.
+  mutating func due(
+    step m: Int, time: Double, position: Double, speed: Double, fixInterval: Double,
+    uncertainty: Double = 0
+  ) -> DueAnnouncement? {
+    guard m >= 1, m <= lastStep, !said[m].contains(.now) else { return nil }
+    let step = route.steps[m]
+    let limits = configuration.limits(for: step.transportType)
+    // The planned average only speaks for steps travelled the route's main way (a walk to the
+    // car park must not be timed at driving speed).
+    let planned =
+      step.transportType == route.transportType
+      ? configuration.plannedSpeedFraction * plannedSpeed : 0
+    let v = max(speed, limits.minimumSpeed, planned)
+    let d = max(0, geometry.stepEnd[m] - position)
+    let margin =
+      v * min(fixInterval, configuration.announcementIntervalLimit)
+      * configuration.announcementMarginFraction
+    // Far from the maneuver no announcement can be due: skip building the sentences (most fixes).
+    if d > limits.prepareMaximum + v * configuration.announcementHorizonSeconds + margin {
+      return nil
+    }
+    // The arrival gets no "now" announcement: its own announcement replaces it.
+    let finalKind: AnnouncementKind = m == lastStep ? .approach : .now
+    let then = thenInstructions(after: m, speed: v)
+
+    var kinds: [AnnouncementKind] = [.prepare, .approach]
+    if finalKind == .now { kinds.append(.now) }
+    // A maneuver already said as the "then" of the previous announcement and right here (a 0 m
+    // step, a double turn) needs no announcement of its own: it would only come too late. So does
+    // one said in the previous maneuver's final announcement and now less than `finalLeadSeconds`
+    // (and a fix interval) away at the speed driven: said now, it would leave no time to act. The
+    // pair was planned as one unit, and that final announcement was early enough for both.
+    if said[m].contains(.merged) && d < configuration.mergedReachedDistance {
+      said[m].formUnion([.prepare, .approach, .now])
+      return nil
+    }
+    let actual = max(speed, limits.minimumSpeed)
+    let tooClose =
+      d < actual
+      * (configuration.finalLeadSeconds + min(fixInterval, configuration.announcementIntervalLimit))
+    if said[m].contains(.mergedFinal) && finalKind == .now && tooClose {
+      said[m].formUnion([.prepare, .approach, .now])
+      return nil
+    }
+    for (n, kind) in kinds.enumerated() where !said[m].contains(kind.flag) {
+      let message = AnnouncementMessage.maneuver(
+        instructions: step.instructions, distance: kind == .now ? nil : d,
+        then: kind == .prepare ? nil : then)
+      let lead = leadDistance(kind, step: m, speed: v, limits: limits, saying: message)
+      // The final announcement must still come `finalLeadSeconds` ahead when the vehicle is one
+      // along-track sigma ahead of its match; what `nowLeadSeconds` spares beyond that
+      // minimum already covers part of it.
+      let spare = v * max(0, configuration.nowLeadSeconds - configuration.finalLeadSeconds)
+      let lag = max(0, configuration.announcementAccuracyFactor * uncertainty - spare)
+      let slack = kind == .now ? margin + lag : margin
+      if d > lead + slack { break }
+      // An early announcement right after another one for the same maneuver adds nothing.
+      if kind != .now, let last = lastAnnouncement, last.step == m,
+        time - last.time < configuration.earlyAfterAnnouncementGaps
+          * configuration.minimumGapSeconds
+      {
+        said[m].insert(kind.flag)
+        continue
+      }
+      if n + 1 < kinds.count {
+        let next = kinds[n + 1]
+        let nextLead = leadDistance(
+          next, step: m, speed: v, limits: limits,
+          saying: .maneuver(
+            instructions: step.instructions, distance: next == .now ? nil : d, then: then))
+        if d <= nextLead + v * configuration.minimumGapSeconds {
+          said[m].insert(kind.flag)
+          continue
+        }
+      }
+      for t in kinds[...n] { said[m].insert(t.flag) }
+      if then != nil, m + 1 <= lastStep {
+        said[m + 1].formUnion([.prepare, .approach, .merged])
+        if kind == finalKind { said[m + 1].insert(.mergedFinal) }
+      }
+      lastAnnouncement = (time, m)
+      return DueAnnouncement(
+        message: message, kind: kind, step: m, id: "s\(m).\(kind.rawValue)",
+        distance: d)
+    }
+    return nil
+  }
+
+  /// The lead of the "prepare" announcement at `speed` for a step travelled by `mode`, metres.
+  func prepareLead(speed v: Double, limits: GuidanceConfiguration.ModeLimits) -> Double {
+    min(limits.prepareMaximum, max(limits.prepareMinimum, v * configuration.prepareLeadSeconds))
+  }
+
+  private func leadDistance(
+    _ kind: AnnouncementKind, step m: Int, speed v: Double,
+    limits: GuidanceConfiguration.ModeLimits,
+    saying message: AnnouncementMessage
+  ) -> Double {
+    let speech = v * phrasing.speechDuration(for: message)
+    if kind == .now, case .maneuver(let instructions, _, .some) = message, m + 1 <= lastStep {
+      // A pair said as one unit: its first part must end in time for the first maneuver, the
+      // whole in time for the second, which comes `gap` metres later.
+      let react = max(limits.nowMinimum, v * configuration.nowLeadSeconds)
+      let first =
+        v
+        * phrasing.speechDuration(
+          for: .maneuver(instructions: instructions, distance: nil, then: nil))
+      let gap = geometry.stepEnd[m + 1] - geometry.stepEnd[m]
+      return max(react + first, react + speech - gap)
+    }
+    switch kind {
+    case .prepare:
+      return prepareLead(speed: v, limits: limits) + speech
+    case .approach:
+      return min(
+        limits.approachMaximum, max(limits.approachMinimum, v * configuration.approachLeadSeconds))
+        + speech
+    default:
+      return max(limits.nowMinimum, v * configuration.nowLeadSeconds) + speech
+    }
+  }
+
+  /// The next maneuver's instructions when it follows maneuver `m` too closely to get its own
+  /// early announcement.
+  private func thenInstructions(after m: Int, speed v: Double) -> String? {
+    guard m + 1 <= lastStep, route.steps[m].waypoint == nil else { return nil }
+    let gap = geometry.stepEnd[m + 1] - geometry.stepEnd[m]
+    let limits = configuration.limits(for: route.steps[m + 1].transportType)
+    let next = route.steps[m + 1]
+    guard !next.instructions.isEmpty,
+      gap
+        <= max(
+          v * configuration.thenMergeSeconds, limits.nowMinimum * configuration.thenMergeNowMinimums
+        )
+    else { return nil }
+    return next.instructions
+  }
+}
+
+extension AnnouncementKind {
+  /// The flag that records this maneuver announcement (`prepare`, `approach` or `now`) as made.
+  fileprivate var flag: AnnouncementFlags {
+    switch self {
+    case .prepare: .prepare
+    case .approach: .approach
+    default: .now
+    }
+  }
+}

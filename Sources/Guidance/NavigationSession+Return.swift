@@ -1,0 +1,38 @@
+import Geodesy
+
+extension NavigationSession {
+  /// Time of the first fix off the route since the vehicle last left it, `nil` on the route.
+  public var offRouteSince: Double? { offRoute ? returnGuide.since : nil }
+
+  /// The `return` announcement due now for a vehicle off its route, if any (see ``guidesBack``):
+  /// where the route is, from the latest fix. An edge with a router calls it after each fix
+  /// for which no new route can be had.
+  public mutating func guideBack() -> [NavigationEvent] {
+    var events: [NavigationEvent] = []
+    sayReturn(into: &events)
+    return events
+  }
+
+  /// Finds the route's nearest point ahead of where the vehicle left it, from the fix at
+  /// `point`.
+  mutating func followReturn(point: Coordinate, course: Double?, time: Double) {
+    let a = detector.anchor
+    let query = MatchQuery(
+      point: point, course: nil, window: a...(a + configuration.returning.searchAhead),
+      predicted: a, sigmaLateral: 1, sigmaAlong: .infinity)
+    guard let c = matcher.match(query, hint: 0) else { return }
+    let target = geometry.coordinate(at: c.s, hint: c.segment)
+    returnGuide.observe(
+      ReturnGuide.Observation(
+        time: time, distance: c.lateral, bearing: point.bearing(to: target), course: course))
+  }
+
+  /// The `return` announcement, when one is due for a vehicle off the route.
+  mutating func sayReturn(into events: inout [NavigationEvent]) {
+    guard offRoute, let o = returnGuide.latest, let say = returnGuide.due() else { return }
+    announce(
+      say, kind: .return, step: currentStep,
+      id: "return.\(detector.count).\(returnGuide.prompts)", time: o.time,
+      distance: o.distance, into: &events)
+  }
+}

@@ -1,0 +1,216 @@
+import Geodesy
+
+/// Where the route lies, seen from a vehicle off it.
+public enum ReturnDirection: Sendable, Hashable {
+  /// Relative to the vehicle's course, when the course can be trusted: within 45° of it.
+  case ahead
+  /// More than 135° from the course.
+  case behind
+  case left
+  case right
+  /// Without a trusted course (standing, creeping): the compass point towards the route.
+  case compass(CompassPoint)
+
+  /// The direction of a point at `bearing` (degrees from true north) from a vehicle heading
+  /// `course` (or with no trusted course).
+  public init(bearing: Double, course: Double?) {
+    guard let course, course.isFinite, bearing.isFinite else {
+      self = .compass(CompassPoint(bearing: bearing))
+      return
+    }
+    var relative = (bearing - course).truncatingRemainder(dividingBy: 360)
+    if relative > 180 { relative -= 360 } else if relative <= -180 { relative += 360 }
+    switch abs(relative) {
+    case ...ReturnConfiguration.aheadDegrees: self = .ahead
+    case ReturnConfiguration.behindDegrees...: self = .behind
+    default: self = relative > 0 ? .right : .left
+    }
+  }
+}
+
+/// One of the eight points of the compass.
+public enum CompassPoint: String, Sendable, Hashable, CaseIterable {
+  case north, northEast, east, southEast, south, southWest, west, northWest
+
+  /// The point nearest to `bearing` (degrees clockwise from true north).
+  public init(bearing: Double) {
+    let b = bearing.isFinite ? normalizedBearing(bearing) : 0
+    let index = Int(((b + 22.5) / 45).rounded(.down)) % 8
+    self = Self.allCases[index]
+  }
+}
+
+/// The tuning of the `return` announcements that guide a vehicle off its route back to it.
+public struct ReturnConfiguration: Sendable, Equatable {
+  /// A route point within this many degrees of the course is "ahead", beyond `behindDegrees`
+  /// "behind"; between them it is to the side. Quadrants are what a driver reads at a glance.
+  public static let aheadDegrees = 45.0
+  public static let behindDegrees = 135.0
+
+  /// Metres of the route ahead of where the vehicle left it searched for the nearest point: a
+  /// bounded window (the cost per fix does not grow with the route), far enough for any
+  /// detour a driver would still want to be led back from.
+  public var searchAhead = 5_000.0
+  /// Seconds between the first `return` announcement and its first repetition; each later
+  /// repetition waits twice as long as the one before, up to `longestSpacing` seconds, and
+  /// no more than `promptLimit` announcements are made for one departure from the route: a driver
+  /// who goes elsewhere on purpose is not nagged.
+  public var firstSpacing = 15.0
+  public var longestSpacing = 120.0
+  public var promptLimit = 6
+  /// "Turn around when possible" comes once the route has been behind the vehicle for
+  /// `awayFixes` fixes in a row and the distance to it grew by `awayGrowth` metres over them
+  /// (more than a noisy fix moves it): the driver is moving away from it.
+  public var awayFixes = 3
+  public var awayGrowth = 10.0
+  /// An announcement that falls due within this many seconds of the previous `return` announcement waits
+  /// for a later fix: two directions in a row would only overlap.
+  public var minimumGap = 6.0
+  /// Nothing is said while the route is closer than this many metres: the vehicle is about
+  /// to rejoin it, a fix or two away, and a direction would come after the fact.
+  public var quietWithin = 20.0
+
+  public init() {}
+}
+
+/// When and what to say to bring a vehicle that left its route back to it: where the route is
+/// (distance and side, or compass point, to its nearest point ahead of where the vehicle left
+/// it), and "turn around when possible" once the vehicle is moving away from it.
+///
+/// Pure and deterministic: fed one observation per fix off the route, asked when an announcement is
+/// due. The first announcement is due at once, repetitions with growing spacing, a bounded number
+/// of them.
+public struct ReturnGuide: Sendable, Equatable {
+  /// What one fix off the route shows.
+  public struct Observation: Sendable, Equatable {
+    /// Fix time, seconds since the Unix epoch.
+    public var time: Double
+    /// Metres from the vehicle to the nearest point of the route ahead.
+    public var distance: Double
+    /// Bearing from the vehicle to that point, degrees from true north.
+    public var bearing: Double
+    /// The vehicle's course when trusted (moving), else `nil`.
+    public var course: Double?
+
+    public init(time: Double, distance: Double, bearing: Double, course: Double?) {
+      self.time = time
+      self.distance = distance
+      self.bearing = bearing
+      self.course = course
+    }
+  }
+
+  public let configuration: ReturnConfiguration
+  /// Time of the first observation since leaving the route.
+  public private(set) var since: Double?
+  /// The latest observation.
+  public private(set) var latest: Observation?
+  /// `return` announcements made since leaving the route.
+  public private(set) var prompts = 0
+  private var lastAnnouncement: Double?
+  private var nextDue: Double?
+  /// Fixes in a row with the route behind, and the distance at the first of them.
+  private var awayStreak = 0
+  private var awayStart = 0.0
+  /// The vehicle is moving away from the route and has not been told to turn around for it.
+  private var turnAroundPending = false
+
+  public init(configuration: ReturnConfiguration = ReturnConfiguration()) {
+    self.configuration = configuration
+  }
+
+  /// Everything that shapes the next `return` announcements, for a restart that must say what an
+  /// uninterrupted drive says (saved with the session's progress).
+  public struct Progress: Sendable, Equatable {
+    public var since: Double?
+    public var latest: Observation?
+    public var prompts: Int
+    public var lastAnnouncement: Double?
+    public var nextDue: Double?
+    public var awayStreak: Int
+    public var awayStart: Double
+    public var turnAroundPending: Bool
+
+    public init(
+      since: Double?, latest: Observation?, prompts: Int, lastAnnouncement: Double?, nextDue: Double?,
+      awayStreak: Int, awayStart: Double, turnAroundPending: Bool
+    ) {
+      self.since = since
+      self.latest = latest
+      self.prompts = prompts
+      self.lastAnnouncement = lastAnnouncement
+      self.nextDue = nextDue
+      self.awayStreak = awayStreak
+      self.awayStart = awayStart
+      self.turnAroundPending = turnAroundPending
+    }
+  }
+
+  /// The state to save.
+  public var progress: Progress {
+    Progress(
+      since: since, latest: latest, prompts: prompts, lastAnnouncement: lastAnnouncement, nextDue: nextDue,
+      awayStreak: awayStreak, awayStart: awayStart, turnAroundPending: turnAroundPending)
+  }
+
+  /// A guide that goes on from saved `progress`.
+  public init(configuration: ReturnConfiguration = ReturnConfiguration(), progress: Progress) {
+    self.configuration = configuration
+    since = progress.since
+    latest = progress.latest
+    prompts = max(0, progress.prompts)
+    lastAnnouncement = progress.lastAnnouncement
+    nextDue = progress.nextDue
+    awayStreak = max(0, progress.awayStreak)
+    awayStart = progress.awayStart.isFinite ? progress.awayStart : 0
+    turnAroundPending = progress.turnAroundPending
+  }
+
+  /// Whether the vehicle is moving away from the route (see ``ReturnConfiguration/awayFixes``).
+  public var movingAway: Bool { awayStreak >= configuration.awayFixes && grown }
+
+  private var grown: Bool {
+    (latest?.distance ?? 0) - awayStart >= configuration.awayGrowth
+  }
+
+  /// Takes one fix off the route.
+  public mutating func observe(_ o: Observation) {
+    guard o.time.isFinite, o.distance.isFinite else { return }
+    if since == nil { since = o.time }
+    let wasAway = movingAway
+    latest = o
+    if case .behind = ReturnDirection(bearing: o.bearing, course: o.course) {
+      if awayStreak == 0 { awayStart = o.distance }
+      awayStreak += 1
+    } else {
+      awayStreak = 0
+      turnAroundPending = false
+    }
+    if movingAway && !wasAway { turnAroundPending = true }
+  }
+
+  /// What to say now, at the latest observation, if an announcement is due; marks it said.
+  public mutating func due() -> AnnouncementMessage? {
+    guard let o = latest, prompts < configuration.promptLimit,
+      o.distance >= configuration.quietWithin
+    else { return nil }
+    if let last = lastAnnouncement, o.time - last < configuration.minimumGap { return nil }
+    let turnAround = turnAroundPending || movingAway
+    guard turnAroundPending || nextDue.map({ o.time >= $0 }) ?? true else { return nil }
+    turnAroundPending = false
+    prompts += 1
+    lastAnnouncement = o.time
+    nextDue = o.time + spacing(after: prompts)
+    return .returnToRoute(
+      distance: o.distance,
+      direction: turnAround ? .behind : ReturnDirection(bearing: o.bearing, course: o.course),
+      turnAround: turnAround)
+  }
+
+  /// Seconds from the `n`-th announcement to the next one.
+  private func spacing(after n: Int) -> Double {
+    var s = configuration.firstSpacing
+    for _ in 1..<max(1, n) { s *= 2 }
+    return min(s, configuration.longestSpacing)
+  }
+}
