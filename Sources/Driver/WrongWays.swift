@@ -31,7 +31,7 @@ public enum WrongWays {
     var ends: [Double] = []
     var d = 0.0
     for s in steps {
-      d += Polyline(s).length
+      d += Polyline(Array(s)).length
       ends.append(d)
     }
     let step: Int
