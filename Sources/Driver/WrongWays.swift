@@ -12,9 +12,10 @@ public enum WrongWays {
   static let approach = 20.0
   /// Metres from the maneuver to the point the wrong way heads for.
   static let reach = 700.0
-  /// A wrong way must go at least this far once off the route …
+  /// A wrong way must go at least this far once off the route, metres.
   static let minimumLength = 300.0
-  /// … and be this far from the route at ``checkAfter`` metres past the point it leaves it.
+  /// A wrong way must be this far from the route at ``checkAfter`` metres past the point it
+  /// leaves it.
   static let minimumOffset = 25.0
   static let checkAfter = 150.0
 

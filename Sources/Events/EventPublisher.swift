@@ -57,8 +57,10 @@ public struct Publication: Sendable, Equatable {
   }
 }
 
-/// The lazily encoded line of one publication. Sinks run on their own queues, so the first to
-/// ask encodes under the lock and the others take the same bytes.
+/// The lazily encoded line of one publication.
+///
+/// Sinks run on their own queues, so the first to ask encodes under the lock and the others take
+/// the same bytes.
 private final class EncodedLine: Sendable {
   private let seq: UInt64
   private let event: PublishedEvent

@@ -5,8 +5,9 @@ extension NavigationSession {
   public var offRouteSince: Double? { offRoute ? returnGuide.since : nil }
 
   /// The `return` announcement due now for a vehicle off its route, if any (see ``guidesBack``):
-  /// where the route is, from the latest fix. An edge with a router calls it after each fix
-  /// for which no new route can be had.
+  /// where the route is, from the latest fix.
+  ///
+  /// An edge with a router calls it after each fix for which no new route can be had.
   public mutating func guideBack() -> [NavigationEvent] {
     var events: [NavigationEvent] = []
     sayReturn(into: &events)

@@ -57,8 +57,9 @@ public struct NavigationSession: Sendable {
   var detector: OffRouteDetector
   /// Leads a vehicle off the route back to it (`return` announcements).
   var returnGuide: ReturnGuide
-  /// Whether ``ingest(_:)`` itself makes the `return` announcements of a vehicle off its route. An
-  /// edge that asks a router for a new route turns it off and calls ``guideBack()`` after each
+  /// Whether ``ingest(_:)`` itself makes the `return` announcements of a vehicle off its route.
+  ///
+  /// An edge that asks a router for a new route turns it off and calls ``guideBack()`` after each
   /// fix for which no new route can be had.
   public var guidesBack = true
   private var lastLateral = 0.0

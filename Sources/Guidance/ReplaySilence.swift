@@ -28,7 +28,9 @@ public struct ReplaySilence: Sendable, Equatable {
 
 extension NavigationSession {
   /// Replays recorded epochs as the daemon's replays deliver them: each epoch, preceded by the
-  /// silence ``ReplaySilence`` reports before it. Returns every event.
+  /// silence ``ReplaySilence`` reports before it.
+  ///
+  /// Returns every event.
   public mutating func replay(_ fixes: some Sequence<Fix>) -> [NavigationEvent] {
     var silence = ReplaySilence(lostAfter: configuration.gpsLostAfter)
     var events: [NavigationEvent] = []

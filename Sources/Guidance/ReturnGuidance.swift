@@ -43,7 +43,9 @@ public enum CompassPoint: String, Sendable, Hashable, CaseIterable {
 /// The tuning of the `return` announcements that guide a vehicle off its route back to it.
 public struct ReturnConfiguration: Sendable, Equatable {
   /// A route point within this many degrees of the course is "ahead", beyond `behindDegrees`
-  /// "behind"; between them it is to the side. Quadrants are what a driver reads at a glance.
+  /// "behind"; between them it is to the side.
+  ///
+  /// Quadrants are what a driver reads at a glance.
   public static let aheadDegrees = 45.0
   public static let behindDegrees = 135.0
 
@@ -132,7 +134,8 @@ public struct ReturnGuide: Sendable, Equatable {
     public var turnAroundPending: Bool
 
     public init(
-      since: Double?, latest: Observation?, prompts: Int, lastAnnouncement: Double?, nextDue: Double?,
+      since: Double?, latest: Observation?, prompts: Int, lastAnnouncement: Double?,
+      nextDue: Double?,
       awayStreak: Int, awayStart: Double, turnAroundPending: Bool
     ) {
       self.since = since
@@ -149,7 +152,8 @@ public struct ReturnGuide: Sendable, Equatable {
   /// The state to save.
   public var progress: Progress {
     Progress(
-      since: since, latest: latest, prompts: prompts, lastAnnouncement: lastAnnouncement, nextDue: nextDue,
+      since: since, latest: latest, prompts: prompts, lastAnnouncement: lastAnnouncement,
+      nextDue: nextDue,
       awayStreak: awayStreak, awayStart: awayStart, turnAroundPending: turnAroundPending)
   }
 

@@ -26,7 +26,9 @@ public struct Scenario: Sendable {
   public var description = ""
   /// Stretches in which the receiver says nothing at all, not even a no-fix epoch (recipe key
   /// `silences`: `[[at, seconds], …]` after the first epoch): a receiver unplugged, a gpsd
-  /// that stopped sending. Replays report them as silence (``ReplaySilence``).
+  /// that stopped sending.
+  ///
+  /// Replays report them as silence (``ReplaySilence``).
   public var silences: [ClosedRange<Double>] = []
 
   /// The committed track (`drive.nmea`), `nil` before `scenario make` wrote one.

@@ -10,8 +10,10 @@ extension RouteFiles {
   /// all of its text resident at once; `nil` for anything else (standard input, a pipe, a small
   /// or a too large file, one that cannot be opened or mapped, another format, a document with
   /// a problem), which ``read(_:maximumSize:)`` and ``decode(_:name:format:language:)`` then
-  /// read, or refuse with their message, once the mapping is gone. The corresponding C
-  /// functions are `open`, `fstat`, `mmap`, `madvise` (`MADV_DONTNEED`) and `munmap`.
+  /// read, or refuse with their message, once the mapping is gone.
+  ///
+  /// The corresponding C functions are `open`, `fstat`, `mmap`, `madvise` (`MADV_DONTNEED`) and
+  /// `munmap`.
   static func loadMapped(_ path: String, format: RouteFileFormat?, maximumSize: Int)
     -> RouteDocument?
   {

@@ -24,6 +24,7 @@ public enum GPXImporter {
   /// - Parameters:
   ///   - bytes: the file.
   ///   - writer: writes arrival and sign-based instructions, and chooses the notice language.
+  /// - Returns: a document that ``NativeRouteFormat`` accepts.
   /// - Throws: `syntax` for XML that is not well formed (with line and column),
   ///   `unsupportedFormat` when the root is not `gpx`, `missingField` for a file without at
   ///   least two points, `invalidCoordinate` for a bad `lat`/`lon`.

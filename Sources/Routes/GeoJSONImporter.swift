@@ -17,6 +17,7 @@ public enum GeoJSONImporter {
   /// - Parameters:
   ///   - value: the GeoJSON.
   ///   - writer: writes the arrival instructions.
+  /// - Returns: a document that ``NativeRouteFormat`` accepts.
   /// - Throws: `unsupportedFormat` for GeoJSON without a line, `missingField` for a line with
   ///   fewer than 2 positions, `invalidCoordinate` for positions out of range or swapped.
   public static func decode(

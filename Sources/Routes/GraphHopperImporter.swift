@@ -30,6 +30,7 @@ public enum GraphHopperImporter {
   ///   - value: the response.
   ///   - writer: writes instructions not given in `writer.language`, and chooses the language
   ///     of notices.
+  /// - Returns: a document that ``NativeRouteFormat`` accepts.
   /// - Throws: `routerError` for an error response (`message` without `paths`), `emptyRoutes`
   ///   for no path, `invalidPolyline` when the points fit no precision; otherwise an error with
   ///   the JSON path of the first problem.

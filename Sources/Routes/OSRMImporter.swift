@@ -46,6 +46,7 @@ public enum OSRMImporter {
   ///     chooses the language of notices.
   ///   - precision: the polyline precision (5 or 6) when the request is known; `nil` to
   ///     determine it from the maneuver locations.
+  /// - Returns: a document that ``NativeRouteFormat`` accepts.
   /// - Throws: `routerError` for a response whose `code` is not `Ok`; `emptyRoutes` when there
   ///   is no route; `invalidPolyline` when the geometry fits no precision; otherwise an error
   ///   with the JSON path of the first problem.

@@ -24,6 +24,7 @@ public enum RouteImport {
   /// Decodes a route document from bytes.
   ///
   /// - Parameters:
+  ///   - bytes: the document.
   ///   - format: forces a format; `nil` detects it from the content.
   ///   - language: the wanted language of instructions and notices: router text in another
   ///     language is replaced by instructions written from the maneuvers. `nil` is the route's
@@ -31,6 +32,7 @@ public enum RouteImport {
   ///     written in that language, or in English when it is neither English nor Korean.
   ///   - writer: the instruction writer for a language.
   /// - Returns: a document that ``NativeRouteFormat`` accepts.
+  /// - Throws: ``RouteDocumentError`` with the JSON path (or line) of the first problem.
   public static func decode(
     _ bytes: [UInt8], format: RouteFileFormat? = nil, language: Language? = nil,
     writer: (Language) -> InstructionWriter
@@ -77,7 +79,9 @@ public enum RouteImport {
   /// A native document read from a buffer (such as a file mapping) by the pull decoder, or
   /// `nil` when that format is not asked for or the document is not one the pull decoder reads,
   /// or has a problem: ``decode(_:format:language:writer:)`` of its bytes then reads it, or says
-  /// what is wrong. `progress` is told how far it has read (see ``JSONPullParser/progress``).
+  /// what is wrong.
+  ///
+  /// `progress` is told how far it has read (see ``JSONPullParser/progress``).
   public static func decodeNative(
     buffer: UnsafeBufferPointer<UInt8>, format: RouteFileFormat? = nil,
     progress: ((Int) -> Void)? = nil

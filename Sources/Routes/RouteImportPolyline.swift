@@ -19,6 +19,7 @@ public enum Polyline {
   ///   - encoded: the polyline string, after JSON unescaping.
   ///   - precision: decimal digits; 5 for OSRM/Google (1e-5 degrees), 6 for Valhalla.
   /// - Returns: the points, in degrees.
+  /// - Throws: `invalidPolyline` for a string that ends inside a value or decodes out of range.
   public static func decode(_ encoded: String, precision: Int) throws(RouteDocumentError)
     -> [Coordinate]
   {
@@ -84,6 +85,7 @@ public enum Polyline {
   /// - Parameters:
   ///   - points: coordinates in degrees.
   ///   - precision: decimal digits, 5 or 6 (any of ``supportedPrecisions`` works).
+  /// - Returns: the encoded polyline.
   public static func encode(_ points: [Coordinate], precision: Int) -> String {
     let scale = powerOfTen(max(supportedPrecisions.lowerBound, min(precision, 9)))
     var out: [UInt8] = []

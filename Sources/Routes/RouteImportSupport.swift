@@ -84,6 +84,8 @@ enum RouteImportSupport {
   ///   - writer: writes the arrival instructions.
   ///   - mode: the transport type of every step.
   ///   - lengths: each leg's length in metres from the source, or `nil` to measure the line.
+  /// - Returns: the steps, departure first.
+  /// - Throws: `missingField` when there is no point at all.
   static func lineSteps(
     legs: [[Coordinate]], writer: InstructionWriter, mode: TransportType, lengths: [Double]? = nil
   ) throws(RouteDocumentError) -> [RouteStep] {

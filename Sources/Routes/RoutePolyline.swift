@@ -79,8 +79,9 @@ public struct RoutePolyline: Sendable, Hashable, RandomAccessCollection, Express
     return abs(u) < 2_147_483_647 ? Int32(u) : unrepresentable
   }
 
-  /// Stored units in degrees (NaN for `unrepresentable`). Division, not multiplication by 10⁻⁷,
-  /// so that seven-decimal values come back exactly.
+  /// Stored units in degrees (NaN for `unrepresentable`).
+  ///
+  /// Division, not multiplication by 10⁻⁷, so that seven-decimal values come back exactly.
   @inline(__always)
   public static func degrees(_ units: Int32) -> Double {
     units == unrepresentable ? .nan : Double(units) / unitsPerDegree

@@ -76,11 +76,13 @@ public enum ValhallaImporter {
   /// Converts a Valhalla native `/route` response (`trip.legs[].maneuvers`, polyline6 `shape`)
   /// into a native document.
   ///
-  /// - Parameter writer: the wanted language: when `trip.language` is another one, the
-  ///   instructions are written from the maneuvers (type, street names, signs, roundabout exit)
-  ///   in this language, and notices use it. `nil` keeps Valhalla's text and notices follow
-  ///   `trip.language`. Legs without `maneuvers` (`/optimized_route`) become a route line with
-  ///   one arrival step per leg.
+  /// - Parameters:
+  ///   - value: the parsed response.
+  ///   - writer: the wanted language: when `trip.language` is another one, the
+  ///     instructions are written from the maneuvers (type, street names, signs, roundabout exit)
+  ///     in this language, and notices use it. `nil` keeps Valhalla's text and notices follow
+  ///     `trip.language`. Legs without `maneuvers` (`/optimized_route`) become a route line with
+  ///     one arrival step per leg.
   /// - Returns: a document that ``NativeRouteFormat`` accepts: continuous step polylines, step 0
   ///   the departure, waypoints numbered 1, 2, … in order.
   /// - Throws: `routerError` for a Valhalla error response (naming its code and text), and

@@ -88,6 +88,7 @@ extension SubscriberServer {
   ///   - listeningDescriptor: a socket-activated descriptor; `options.path` is then not bound.
   ///   - commands: carries out `select`, `load` and `cancel` (see ``GuidanceCommandHandler``).
   ///   - publisher: the events to serve.
+  /// - Returns: the server, accepting clients.
   /// - Throws: ``SystemError`` when the socket cannot be bound or adopted.
   public static func start(
     _ options: SocketOptions, listeningDescriptor: Int32? = nil,

@@ -187,7 +187,9 @@ public final class MQTTClient: @unchecked Sendable {
 
   /// Starts the network thread, which connects and then runs libmosquitto's loop; returns at
   /// once: the first connect (name lookup and TCP, which can take seconds on a dead cellular
-  /// link) runs there too. A connect that fails at once is also told to `onFirstFailure`.
+  /// link) runs there too.
+  ///
+  /// A connect that fails at once is also told to `onFirstFailure`.
   public func start(onFirstFailure: @escaping @Sendable (Failure) -> Void) {
     guard thread.withLock({ $0 == nil }) else { return }
     let context = Unmanaged.passRetained(
@@ -294,7 +296,7 @@ public final class MQTTClient: @unchecked Sendable {
   /// QoS 1 messages stay in libmosquitto's (unbounded, in-memory) queue until acknowledged,
   /// across reconnects: the caller limits how many it hands over.
   ///
-  /// - Parameter expiry: the MQTT 5 message expiry interval, in seconds.
+  /// `expiry` is the MQTT 5 message expiry interval, in seconds.
   public func publish(
     _ topic: String, _ payload: [UInt8], qos: Int32, retain: Bool, expiry: UInt32? = nil
   ) -> (rc: Int32, mid: Int32) {
@@ -318,7 +320,9 @@ public final class MQTTClient: @unchecked Sendable {
 
   /// Disconnects with reason 4 ("disconnect with will message": the broker publishes the
   /// will, so a stopped vehicle shows offline as a vanished one does) and ends the network
-  /// thread, after the first connect attempt if it is still under way. Call once.
+  /// thread, after the first connect attempt if it is still under way.
+  ///
+  /// Call once.
   public func close() {
     closing.store(true, ordering: .releasing)
     mosquitto_disconnect_v5(handle, 4, nil)

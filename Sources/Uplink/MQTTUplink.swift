@@ -439,7 +439,9 @@ public final class MQTTUplink: EventSink, DaemonAttachment, @unchecked Sendable 
 
   /// Says once, ``connectReportDelay`` seconds from now, that the link is still down, with
   /// what libmosquitto said about the last failure: a handshake that fails on the network
-  /// thread is reported by nothing else. Not after a refused CONNACK, which is said at once.
+  /// thread is reported by nothing else.
+  ///
+  /// Not after a refused CONNACK, which is said at once.
   private func armConnectReport() {
     linkEpoch += 1
     let epoch = linkEpoch

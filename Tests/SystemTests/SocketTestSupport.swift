@@ -161,10 +161,14 @@ func readAllUntilClosed(_ fds: [Int32], timeout: Double) -> [[String]] {
         continue
       }
       buffers[i] += chunk[0..<n]
-      while let nl = buffers[i].firstIndex(of: 0x0A) {
-        lines[i].append(String(decoding: buffers[i][..<nl], as: UTF8.self))
-        buffers[i].removeSubrange(...nl)
+      // One pass over the bytes and one removal per read: the reader serves hundreds of
+      // sockets on one thread and must keep up with a fast replay.
+      var start = 0
+      while let nl = buffers[i][start...].firstIndex(of: 0x0A) {
+        lines[i].append(String(decoding: buffers[i][start..<nl], as: UTF8.self))
+        start = nl + 1
       }
+      if start > 0 { buffers[i].removeSubrange(..<start) }
     }
   }
   return lines

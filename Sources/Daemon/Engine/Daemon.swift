@@ -35,11 +35,16 @@ public enum Daemon {
   /// Guides `session` with the fixes of `source` until it ends or SIGTERM/SIGINT arrive.
   ///
   /// - Parameters:
+  ///   - session: the session to guide, or `nil` to wait for a route from a command.
+  ///   - source: the fixes.
   ///   - publisher: where events go; `output` is added to it, other sinks may join any time.
   ///   - output: standard output, drained before this returns.
+  ///   - heartbeat: what the watchdog looks at.
   ///   - tickInterval: seconds between live ticks (silence checks on the fix clock) while the
   ///     vehicle is carried on by dead reckoning; otherwise a live engine ticks only once, when
   ///     GPS loss is due (``Engine/nextTick(interval:)``).
+  ///   - extras: what runs beside guidance (state store, router, attachments).
+  /// - Returns: how the run ended.
   public static func run(
     session: NavigationSession?, source: any FixSource,
     publisher: EventPublisher = EventPublisher(),

@@ -78,7 +78,7 @@ public struct Engine {
 
   /// Handles every input until the stream ends.
   ///
-  /// - Parameter ticks: for a live source, the timer that posts `.tick` when the engine asks
+  /// `ticks`, for a live source, is the timer that posts `.tick` when the engine asks
   ///   for one (``nextTick(interval:)``); armed after every input, and never periodic while
   ///   nothing can happen.
   public mutating func run(_ inputs: EngineInputs, ticks: TickTimer? = nil) async {

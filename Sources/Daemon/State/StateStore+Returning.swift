@@ -3,8 +3,9 @@ import JSON
 
 extension StateStore {
   /// The `returning` member of the progress file: what of the guidance back to the route was
-  /// said, so a restart off the route goes on with the same announcements. Optional: a file without
-  /// it (older, or on the route) resumes with nothing said yet.
+  /// said, so a restart off the route goes on with the same announcements.
+  ///
+  /// Optional: a file without it (older, or on the route) resumes with nothing said yet.
   static func encode(_ r: ReturnGuide.Progress) -> JSONValue {
     var o = JSONObject()
     if let t = r.since { o.append("since", .number(t)) }

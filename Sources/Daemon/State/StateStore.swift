@@ -261,7 +261,9 @@ public struct StateStore: Sendable {
         phase: phase,
         lastFixTime: p["lastFixTime"]?.doubleValue, speed: p["speed"]?.doubleValue ?? 0,
         lastAnnouncementTime: p["lastAnnouncementTime"]?.doubleValue,
-        lastAnnouncementStep: p["lastAnnouncementStep"]?.doubleValue.map { Int(max(0, min(1e9, $0))) },
+        lastAnnouncementStep: p["lastAnnouncementStep"]?.doubleValue.map {
+          Int(max(0, min(1e9, $0)))
+        },
         gpsLost: p["gpsLost"]?.boolValue ?? false,
         gpsLossCount: Int(max(0, min(1e9, p["gpsLossCount"]?.doubleValue ?? 0))),
         offRouteCount: Int(max(0, min(1e9, p["offRouteCount"]?.doubleValue ?? 0))),
