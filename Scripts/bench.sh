@@ -54,8 +54,9 @@ SWBENCH=$BIN/StepwiseBench
 BASELINE=${BENCH_BASELINE:-}
 BASE_REV=""
 if [ -n "$BASELINE" ]; then
-  [ -x "$BASELINE/stepwised" ] && [ -x "$BASELINE/StepwiseBench" ] ||
+  if [ ! -x "$BASELINE/stepwised" ] || [ ! -x "$BASELINE/StepwiseBench" ]; then
     die "BENCH_BASELINE=$BASELINE lacks stepwised or StepwiseBench"
+  fi
   BASE_REV=$(cat "$BASELINE/REVISION" 2> /dev/null || echo "$BASELINE")
 fi
 
