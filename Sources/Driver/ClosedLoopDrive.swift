@@ -270,14 +270,12 @@ final class DaemonChild {
 
   /// Writes all of `bytes` to the daemon's standard input; false when it stopped reading.
   func write(_ bytes: [UInt8]) -> Bool {
-    var sent = 0
-    while sent < bytes.count {
-      let n = bytes[sent...].withUnsafeBytes { Glibc.write(input, $0.baseAddress, $0.count) }
-      if n < 0 && errno == EINTR { continue }
-      if n <= 0 { return false }
-      sent += n
+    do {
+      try writeAll(input, bytes, subject: "the daemon's input")
+      return true
+    } catch {
+      return false
     }
-    return true
   }
 
   func closeInput() {

@@ -245,23 +245,13 @@ public final class StreamSink: EventSink {
     }
   }
 
-  /// Writes all of `bytes`, retrying on `EINTR`.
-  ///
-  /// The corresponding C function is `write`.
+  /// Writes all of `bytes`; returns the failure, if any.
   private func write(_ bytes: [UInt8]) -> SystemError? {
-    var offset = 0
-    while offset < bytes.count {
-      let n = bytes.withUnsafeBytes { raw -> Int in
-        guard let base = raw.baseAddress else { return 0 }
-        return Glibc.write(fd, base + offset, raw.count - offset)
-      }
-      if n < 0 {
-        if errno == EINTR { continue }
-        return SystemError(
-          errno: errno, function: "write", subject: fd == 1 ? "stdout" : "fd \(fd)")
-      }
-      offset += n
+    do {
+      try writeAll(fd, bytes, subject: fd == 1 ? "stdout" : "fd \(fd)")
+      return nil
+    } catch {
+      return error
     }
-    return nil
   }
 }

@@ -33,7 +33,7 @@ extension NavigationSession {
     guard offRoute, let o = returnGuide.latest, let say = returnGuide.due() else { return }
     announce(
       say, kind: .return, step: currentStep,
-      id: "return.\(detector.count).\(returnGuide.prompts)", time: o.time,
+      id: "return.\(detector.count).\(returnGuide.announcements)", time: o.time,
       distance: o.distance, into: &events)
   }
 }

@@ -55,11 +55,11 @@ public struct ReturnConfiguration: Sendable, Equatable {
   public var searchAhead = 5_000.0
   /// Seconds between the first `return` announcement and its first repetition; each later
   /// repetition waits twice as long as the one before, up to `longestSpacing` seconds, and
-  /// no more than `promptLimit` announcements are made for one departure from the route: a driver
+  /// no more than `announcementLimit` announcements are made for one departure from the route: a driver
   /// who goes elsewhere on purpose is not nagged.
   public var firstSpacing = 15.0
   public var longestSpacing = 120.0
-  public var promptLimit = 6
+  public var announcementLimit = 6
   /// "Turn around when possible" comes once the route has been behind the vehicle for
   /// `awayFixes` fixes in a row and the distance to it grew by `awayGrowth` metres over them
   /// (more than a noisy fix moves it): the driver is moving away from it.
@@ -108,7 +108,7 @@ public struct ReturnGuide: Sendable, Equatable {
   /// The latest observation.
   public private(set) var latest: Observation?
   /// `return` announcements made since leaving the route.
-  public private(set) var prompts = 0
+  public private(set) var announcements = 0
   private var lastAnnouncement: Double?
   private var nextDue: Double?
   /// Fixes in a row with the route behind, and the distance at the first of them.
@@ -126,7 +126,7 @@ public struct ReturnGuide: Sendable, Equatable {
   public struct Progress: Sendable, Equatable {
     public var since: Double?
     public var latest: Observation?
-    public var prompts: Int
+    public var announcements: Int
     public var lastAnnouncement: Double?
     public var nextDue: Double?
     public var awayStreak: Int
@@ -134,13 +134,13 @@ public struct ReturnGuide: Sendable, Equatable {
     public var turnAroundPending: Bool
 
     public init(
-      since: Double?, latest: Observation?, prompts: Int, lastAnnouncement: Double?,
+      since: Double?, latest: Observation?, announcements: Int, lastAnnouncement: Double?,
       nextDue: Double?,
       awayStreak: Int, awayStart: Double, turnAroundPending: Bool
     ) {
       self.since = since
       self.latest = latest
-      self.prompts = prompts
+      self.announcements = announcements
       self.lastAnnouncement = lastAnnouncement
       self.nextDue = nextDue
       self.awayStreak = awayStreak
@@ -152,7 +152,8 @@ public struct ReturnGuide: Sendable, Equatable {
   /// The state to save.
   public var progress: Progress {
     Progress(
-      since: since, latest: latest, prompts: prompts, lastAnnouncement: lastAnnouncement,
+      since: since, latest: latest, announcements: announcements,
+      lastAnnouncement: lastAnnouncement,
       nextDue: nextDue,
       awayStreak: awayStreak, awayStart: awayStart, turnAroundPending: turnAroundPending)
   }
@@ -162,7 +163,7 @@ public struct ReturnGuide: Sendable, Equatable {
     self.configuration = configuration
     since = progress.since
     latest = progress.latest
-    prompts = max(0, progress.prompts)
+    announcements = max(0, progress.announcements)
     lastAnnouncement = progress.lastAnnouncement
     nextDue = progress.nextDue
     awayStreak = max(0, progress.awayStreak)
@@ -195,16 +196,16 @@ public struct ReturnGuide: Sendable, Equatable {
 
   /// What to say now, at the latest observation, if an announcement is due; marks it said.
   public mutating func due() -> AnnouncementMessage? {
-    guard let o = latest, prompts < configuration.promptLimit,
+    guard let o = latest, announcements < configuration.announcementLimit,
       o.distance >= configuration.quietWithin
     else { return nil }
     if let last = lastAnnouncement, o.time - last < configuration.minimumGap { return nil }
     let turnAround = turnAroundPending || movingAway
     guard turnAroundPending || nextDue.map({ o.time >= $0 }) ?? true else { return nil }
     turnAroundPending = false
-    prompts += 1
+    announcements += 1
     lastAnnouncement = o.time
-    nextDue = o.time + spacing(after: prompts)
+    nextDue = o.time + spacing(after: announcements)
     return .returnToRoute(
       distance: o.distance,
       direction: turnAround ? .behind : ReturnDirection(bearing: o.bearing, course: o.course),

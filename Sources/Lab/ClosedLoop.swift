@@ -321,10 +321,10 @@ public struct ClosedLoopScore: Sendable {
       }
       perMistake[m] += 1
       // The new route's first announcement.
-      let prompt = run.events[(index + 1)...].first {
+      let announcement = run.events[(index + 1)...].first {
         $0.className == "ANNOUNCE" && revision($0.object) == k
       }
-      guard let said = prompt?.time else {
+      guard let said = announcement?.time else {
         notes.append("reroute \(k) at \(clock(t)): its route was never announced")
         continue
       }
@@ -380,7 +380,8 @@ public struct ClosedLoopScore: Sendable {
             }
         }) {
           duplicates += 1
-          notes.append("\(id) repeats a \(kind) prompt of an earlier route (\(clock(e.time)))")
+          notes.append(
+            "\(id) repeats a \(kind) announcement of an earlier route (\(clock(e.time)))")
         }
         said.append((kind, point, v, e.time))
       }
@@ -413,8 +414,8 @@ public struct ClosedLoopScore: Sendable {
       out.append("\(worstReroutesPerMistake) reroutes for one mistake")
     }
     if falseReroutes > 0 { out.append("\(falseReroutes) false reroutes") }
-    if duplicates > 0 { out.append("\(duplicates) duplicate prompts") }
-    if passed > 0 { out.append("\(passed) prompts for passed maneuvers") }
+    if duplicates > 0 { out.append("\(duplicates) duplicate announcements") }
+    if passed > 0 { out.append("\(passed) announcements for passed maneuvers") }
     if mistakes > 0 && reroutes == 0 { out.append("no reroute") }
     return out
   }
@@ -424,7 +425,8 @@ public struct ClosedLoopScore: Sendable {
 public enum ClosedLoopTable {
   public static let headings = [
     "drive", "arrived", "mistakes", "reroutes", "max per mistake", "false reroutes",
-    "extra m", "extra s", "50 m off → prompt s", "before 50 m", "mistake → prompt s", "late",
+    "extra m", "extra s", "50 m off → announcement s", "before 50 m", "mistake → announcement s",
+    "late",
     "duplicates",
     "passed",
   ]

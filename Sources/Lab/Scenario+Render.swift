@@ -148,14 +148,14 @@ public struct RunPicture: Sendable {
     }
     o += "</g>\n"
     // Where each announcement was spoken: the position the engine had then.
-    o += "<g id=\"prompts\">\n"
+    o += "<g id=\"announcements\">\n"
     var lastPosition: Coordinate?
     for e in events {
       if case .progress(let pr) = e.kind { lastPosition = pr.onRoute ? pr.matched : pr.raw }
       guard case .announce(let a) = e.kind, let c = lastPosition ?? fixAt(e.time) else { continue }
       let q = p.point(c)
       o +=
-        "<path class=\"prompt\" data-kind=\"\(a.kind.rawValue)\" d=\"M \(n(q.x)) \(n(q.y - 9)) l 5 -9 l -10 0 z\" "
+        "<path class=\"announcement\" data-kind=\"\(a.kind.rawValue)\" d=\"M \(n(q.x)) \(n(q.y - 9)) l 5 -9 l -10 0 z\" "
       o += "fill=\"\(Self.colour(a.kind))\" stroke=\"#000000\" stroke-width=\"0.5\">"
       o += "<title>\(xml(a.kind.rawValue)): \(xml(a.text))</title></path>\n"
     }
@@ -230,9 +230,9 @@ public struct RunPicture: Sendable {
         "<line x1=\"0\" y1=\"0\" x2=\"22\" y2=\"0\" stroke=\"#000000\" stroke-opacity=\"0.25\" stroke-width=\"9\" stroke-dasharray=\"6 4\"/>",
         "no fix (dropout)"
       ),
-      ("<path d=\"M 11 0 l 5 -9 l -10 0 z\" fill=\"#9467bd\"/>", "prompt: prepare"),
-      ("<path d=\"M 11 0 l 5 -9 l -10 0 z\" fill=\"#17becf\"/>", "prompt: approach"),
-      ("<path d=\"M 11 0 l 5 -9 l -10 0 z\" fill=\"#d62728\"/>", "prompt: now"),
+      ("<path d=\"M 11 0 l 5 -9 l -10 0 z\" fill=\"#9467bd\"/>", "announcement: prepare"),
+      ("<path d=\"M 11 0 l 5 -9 l -10 0 z\" fill=\"#17becf\"/>", "announcement: approach"),
+      ("<path d=\"M 11 0 l 5 -9 l -10 0 z\" fill=\"#d62728\"/>", "announcement: now"),
       ("<path d=\"M 11 0 l 5 -9 l -10 0 z\" fill=\"#2ca02c\"/>", "arrival, waypoint"),
       ("<path d=\"M 11 0 l 5 -9 l -10 0 z\" fill=\"#7f7f7f\"/>", "other announcement"),
     ]
@@ -290,7 +290,7 @@ public struct RunPicture: Sendable {
     func y(_ d: Double) -> Double { top + height - min(d, yMax) / yMax * height }
     var o = "<g id=\"timeline\">\n"
     o +=
-      "<text x=\"12\" y=\"\(n(top - 8))\" font-weight=\"bold\">Distance to the next maneuver over time, with the prompts</text>\n"
+      "<text x=\"12\" y=\"\(n(top - 8))\" font-weight=\"bold\">Distance to the next maneuver over time, with the announcements</text>\n"
     o +=
       "<rect x=\"\(n(left))\" y=\"\(n(top))\" width=\"\(n(right - left))\" height=\"\(n(height))\" fill=\"#fafafa\" stroke=\"#999999\"/>\n"
     // Shaded stretches: no fix (grey) and off route (pink).
@@ -362,7 +362,7 @@ public struct RunPicture: Sendable {
       i += 1
       let d = a.distance ?? lastDistance
       o +=
-        "<circle class=\"prompt\" data-kind=\"\(a.kind.rawValue)\" cx=\"\(n(x(e.time)))\" cy=\"\(n(y(d)))\" r=\"4\" "
+        "<circle class=\"announcement\" data-kind=\"\(a.kind.rawValue)\" cx=\"\(n(x(e.time)))\" cy=\"\(n(y(d)))\" r=\"4\" "
       o += "fill=\"\(Self.colour(a.kind))\" stroke=\"#000000\" stroke-width=\"0.5\">"
       o +=
         "<title>\(NMEAWriter.fixed(e.time - t0, 1)) s, \(xml(a.kind.rawValue)): \(xml(a.text))</title></circle>\n"

@@ -111,20 +111,10 @@ public final class OutputSink: @unchecked Sendable {
     guard !buffer.isEmpty else { return }
     defer { buffer.removeAll(keepingCapacity: true) }
     guard failed == nil else { return }
-    var offset = 0
-    while offset < buffer.count {
-      let n = buffer.withUnsafeBytes { raw -> Int in
-        // (An empty buffer has no address, and nothing to write.)
-        guard let base = raw.baseAddress else { return raw.count - offset }
-        return Glibc.write(fd, base + offset, raw.count - offset)
-      }
-      if n < 0 {
-        if errno == EINTR { continue }
-        failed = SystemError(
-          errno: errno, function: "write", subject: fd == 1 ? "stdout" : "fd \(fd)")
-        return
-      }
-      offset += n
+    do {
+      try writeAll(fd, buffer, subject: fd == 1 ? "stdout" : "fd \(fd)")
+    } catch {
+      failed = error
     }
   }
 }
@@ -139,18 +129,43 @@ public func logLine(_ priority: Int, _ text: String) {
   let prefix = isatty(2) != 0 ? "" : "<\(priority)>"
   var bytes = Array((prefix + text).utf8)
   bytes.append(0x0A)
-  bytes.withUnsafeBytes { raw in
-    guard let base = raw.baseAddress else { return }
-    var offset = 0
-    while offset < raw.count {
-      let n = Glibc.write(2, base + offset, raw.count - offset)
-      if n < 0 {
-        if errno == EINTR { continue }
-        return
-      }
-      offset += n
+  try? writeAll(2, bytes, subject: "stderr")
+}
+
+/// Writes all of `bytes` to `fd`, going on after short writes and retrying on `EINTR`.
+///
+/// The corresponding C function is `write`.
+///
+/// - Parameters:
+///   - fd: An open descriptor.
+///   - bytes: What to write.
+///   - subject: What `fd` is, for the error (a path, "stdout").
+/// - Throws: The first failing `write` as a ``SystemError``.
+public func writeAll(_ fd: Int32, _ bytes: [UInt8], subject: String) throws(SystemError) {
+  var offset = 0
+  while offset < bytes.count {
+    let n = bytes.withUnsafeBytes { raw -> Int in
+      guard let base = raw.baseAddress else { return raw.count - offset }
+      return Glibc.write(fd, base + offset, raw.count - offset)
     }
+    if n < 0 {
+      if errno == EINTR { continue }
+      throw SystemError(errno: errno, function: "write", subject: subject)
+    }
+    offset += n
   }
+}
+
+/// Makes a rename in the folder of `path` durable; failures are ignored (the rename itself
+/// happened).
+///
+/// The corresponding C function is `fsync` on the folder.
+public func syncDirectory(of path: String) {
+  let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+  let d = open(folder.isEmpty ? "/" : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+  guard d >= 0 else { return }
+  _ = fsync(d)
+  Glibc.close(d)
 }
 
 /// Numbers the temporary files of ``writeFileAtomically(_:_:mode:)`` within this process.
@@ -168,33 +183,47 @@ private let temporaryFileSerial = Atomic<UInt64>(0)
 public func writeFileAtomically(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o644) throws {
   let serial = temporaryFileSerial.wrappingAdd(1, ordering: .relaxed).oldValue
   let tmp = path + ".tmp.\(serial).\(getpid())"
-  let fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+  let fd = try replaceFile(path, through: tmp, O_EXCL, bytes, mode: mode)
+  Glibc.close(fd)
+}
+
+/// Replaces the file at `path` with `bytes` atomically, as ``writeFileAtomically(_:_:mode:)``
+/// does, and returns the new file's descriptor, open for writing at its end.
+///
+/// For a file one owner rewrites and then appends to (a journal): the temporary file is always
+/// `NAME.tmp`, so one left by a crash is overwritten by the next rewrite, and the rename is made
+/// durable before this returns.
+///
+/// - Parameters:
+///   - path: The file to replace.
+///   - bytes: Its new content.
+///   - mode: The permissions of a file created.
+/// - Returns: The descriptor of the new file; the caller closes it.
+/// - Throws: A ``SystemError`` from `open`, `write`, `fsync` or `rename`; the old file is then
+///   unchanged.
+public func rewriteFile(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o600) throws -> Int32 {
+  let fd = try replaceFile(path, through: path + ".tmp", O_TRUNC, bytes, mode: mode)
+  syncDirectory(of: path)
+  return fd
+}
+
+/// Writes `bytes` to a new file `tmp` (opened with `O_CREAT` and `creation`), syncs it and
+/// renames it over `path`, keeping it open.
+private func replaceFile(
+  _ path: String, through tmp: String, _ creation: Int32, _ bytes: [UInt8], mode: mode_t
+) throws(SystemError) -> Int32 {
+  let fd = open(tmp, O_WRONLY | O_CREAT | creation | O_CLOEXEC, mode)
   guard fd >= 0 else { throw SystemError(errno: errno, function: "open", subject: tmp) }
-  var offset = 0
-  while offset < bytes.count {
-    let n = bytes.withUnsafeBytes { raw -> Int in
-      guard let base = raw.baseAddress else { return raw.count - offset }
-      return Glibc.write(fd, base + offset, raw.count - offset)
+  do throws(SystemError) {
+    try writeAll(fd, bytes, subject: tmp)
+    if fsync(fd) != 0 { throw SystemError(errno: errno, function: "fsync", subject: tmp) }
+    if rename(tmp, path) != 0 {
+      throw SystemError(errno: errno, function: "rename", subject: path)
     }
-    if n < 0 {
-      if errno == EINTR { continue }
-      let e = errno
-      Glibc.close(fd)
-      unlink(tmp)
-      throw SystemError(errno: e, function: "write", subject: tmp)
-    }
-    offset += n
-  }
-  if fsync(fd) != 0 {
-    let e = errno
+  } catch {
     Glibc.close(fd)
     unlink(tmp)
-    throw SystemError(errno: e, function: "fsync", subject: tmp)
+    throw error
   }
-  Glibc.close(fd)
-  if rename(tmp, path) != 0 {
-    let e = errno
-    unlink(tmp)
-    throw SystemError(errno: e, function: "rename", subject: path)
-  }
+  return fd
 }

@@ -65,7 +65,7 @@ public final class CommandMemory {
       } else {
         var line = Array(JSONWriter.string(.string(k)).utf8)
         line.append(0x0A)
-        try Self.write(fd, line, subject: path)
+        try writeAll(fd, line, subject: path)
         fileLines += 1
         if fdatasync(fd) != 0 {
           throw SystemError(errno: errno, function: "fdatasync", subject: path)
@@ -109,43 +109,9 @@ public final class CommandMemory {
       bytes.append(contentsOf: JSONWriter.string(.string(k)).utf8)
       bytes.append(0x0A)
     }
-    let tmp = path + ".tmp"
-    let out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-    guard out >= 0 else { throw SystemError(errno: errno, function: "open", subject: tmp) }
-    do {
-      try Self.write(out, bytes, subject: tmp)
-      if fdatasync(out) != 0 {
-        throw SystemError(errno: errno, function: "fdatasync", subject: tmp)
-      }
-    } catch {
-      close(out)
-      unlink(tmp)
-      throw error
-    }
-    if rename(tmp, path) != 0 {
-      let e = errno
-      close(out)
-      unlink(tmp)
-      throw SystemError(errno: e, function: "rename", subject: path)
-    }
+    let out = try rewriteFile(path, bytes)
     if fd >= 0 { close(fd) }
     fd = out
-    _ = lseek(fd, 0, SEEK_END)
     fileLines = order.count
-  }
-
-  private static func write(_ fd: Int32, _ bytes: [UInt8], subject: String) throws {
-    var offset = 0
-    while offset < bytes.count {
-      let n = bytes.withUnsafeBytes { raw -> Int in
-        guard let base = raw.baseAddress else { return 0 }
-        return Glibc.write(fd, base + offset, raw.count - offset)
-      }
-      if n < 0 {
-        if errno == EINTR { continue }
-        throw SystemError(errno: errno, function: "write", subject: subject)
-      }
-      offset += n
-    }
   }
 }

@@ -144,59 +144,13 @@ public final class Journal {
     var bytes: [UInt8] = []
     bytes.reserveCapacity(ledger.liveBytes)
     for e in ledger.live { JournalRecord.message(e).encode(into: &bytes) }
-    let tmp = path + ".tmp"
-    let out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-    guard out >= 0 else { throw SystemError(errno: errno, function: "open", subject: tmp) }
-    do {
-      try Self.write(out, bytes, subject: tmp)
-      if fdatasync(out) != 0 {
-        throw SystemError(errno: errno, function: "fdatasync", subject: tmp)
-      }
-    } catch {
-      close(out)
-      unlink(tmp)
-      throw error
-    }
-    if rename(tmp, path) != 0 {
-      let e = errno
-      close(out)
-      unlink(tmp)
-      throw SystemError(errno: e, function: "rename", subject: path)
-    }
+    let out = try rewriteFile(path, bytes)
     if fd >= 0 { close(fd) }
     fd = out
-    _ = lseek(fd, 0, SEEK_END)
     fileBytes = bytes.count
-    Self.syncDirectory(of: path)
   }
 
   private func write(_ bytes: [UInt8]) throws {
-    try Self.write(fd, bytes, subject: path)
-  }
-
-  private static func write(_ fd: Int32, _ bytes: [UInt8], subject: String) throws {
-    var offset = 0
-    while offset < bytes.count {
-      let n = bytes.withUnsafeBytes { raw -> Int in
-        guard let base = raw.baseAddress else { return 0 }
-        return Glibc.write(fd, base + offset, raw.count - offset)
-      }
-      if n < 0 {
-        if errno == EINTR { continue }
-        throw SystemError(errno: errno, function: "write", subject: subject)
-      }
-      offset += n
-    }
-  }
-
-  /// Makes a rename durable.
-  ///
-  /// The corresponding C function is `fsync` on the folder.
-  private static func syncDirectory(of path: String) {
-    let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
-    let d = open(folder.isEmpty ? "/" : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    guard d >= 0 else { return }
-    _ = fsync(d)
-    close(d)
+    try writeAll(fd, bytes, subject: path)
   }
 }

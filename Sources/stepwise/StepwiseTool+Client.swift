@@ -70,7 +70,7 @@ extension StepwiseTool {
     usage: stepwise speak [--socket PATH] [--voice VOICE] [--espeak PATH] [--verbose]
 
     Says every announcement through espeak-ng, one at a time. Announcements that went stale
-    while an earlier one was said are dropped (a passed maneuver, a newer prompt for the
+    while an earlier one was said are dropped (a passed maneuver, a newer announcement for the
     same step, a situation that is over). Without --voice, Korean text is said with the
     ko voice and anything else with en. The binary is --espeak PATH, else $STEPWISE_ESPEAK,
     else espeak-ng on $PATH. --verbose says on stderr what was said and dropped.
@@ -383,13 +383,14 @@ extension StepwiseTool {
         }
       }
       if !synthesizer.isSpeaking && status == nil {
-        let (prompt, dropped) = queue.next()
+        let (announcement, dropped) = queue.next()
         report(dropped)
-        if let prompt {
+        if let announcement {
           if verbose {
-            logLine(7, "saying (\(synthesizer.voice(for: prompt.text))): \(prompt.text)")
+            logLine(
+              7, "saying (\(synthesizer.voice(for: announcement.text))): \(announcement.text)")
           }
-          try synthesizer.say(prompt.text)
+          try synthesizer.say(announcement.text)
         }
       }
       if let status {
@@ -418,16 +419,7 @@ extension StepwiseTool {
   /// The corresponding C function is `write`.
   private static func writeToTerminal(_ text: String, _ out: OutputSink) {
     out.flush()
-    let bytes = Array(text.utf8)
-    var offset = 0
-    while offset < bytes.count {
-      let n = bytes.withUnsafeBytes { raw in
-        Glibc.write(1, raw.baseAddress.map { $0 + offset }, raw.count - offset)
-      }
-      if n < 0 && errno == EINTR { continue }
-      if n <= 0 { return }
-      offset += n
-    }
+    try? writeAll(1, Array(text.utf8), subject: "stdout")
   }
 
   /// Columns of the terminal on standard output (80 when unknown).

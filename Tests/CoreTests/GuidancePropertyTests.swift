@@ -84,7 +84,8 @@ import Testing
         if e.kind == .onRoute { offRoute = false }
         if offRoute, let a = e.announcement {
           #expect(
-            ![.prepare, .approach, .now].contains(a.kind), "prompt while off route: \(a.text)")
+            ![.prepare, .approach, .now].contains(a.kind), "announcement while off route: \(a.text)"
+          )
         }
       }
     }

@@ -193,7 +193,7 @@ import Testing
     #expect(!announcements.contains { $0.1.id == "r0.s2.now" })
     let final = try #require(announcements.last { $0.1.id == "r0.s1.now" })
     guard case .maneuver(_, _, let then) = final.1.message else {
-      Issue.record("not a maneuver prompt")
+      Issue.record("not a maneuver announcement")
       return
     }
     #expect(then == "Turn left onto B Street.")

@@ -30,7 +30,7 @@ import Testing
     ReturnGuide.Observation(time: t, distance: d, bearing: bearing, course: course)
   }
 
-  @Test func theFirstPromptIsDueAtOnceAndRepetitionsWaitLongerEachTimeUpToALimit() {
+  @Test func theFirstAnnouncementIsDueAtOnceAndRepetitionsWaitLongerEachTimeUpToALimit() {
     var guide = ReturnGuide()
     var times: [Double] = []
     for t in stride(from: 0.0, through: 1000, by: 1) {
@@ -41,7 +41,7 @@ import Testing
       }
     }
     #expect(times == [0, 15, 45, 105, 225, 345])
-    #expect(guide.prompts == ReturnConfiguration().promptLimit)
+    #expect(guide.announcements == ReturnConfiguration().announcementLimit)
   }
 
   @Test func movingAwayFromTheRouteBringsTurnAroundOnceThenTheSpacingGoesOn() {
@@ -68,7 +68,7 @@ import Testing
   }
 
   @Test(arguments: 1...20 as ClosedRange<UInt64>)
-  func promptsNeverComeInABurstAndNeverRunOn(seed: UInt64) {
+  func announcementsNeverComeInABurstAndNeverRunOn(seed: UInt64) {
     var rng = SplitMix(seed: seed)
     var guide = ReturnGuide()
     var times: [Double] = []
@@ -82,7 +82,7 @@ import Testing
       if guide.due() != nil { times.append(t) }
     }
     let c = ReturnConfiguration()
-    #expect(!times.isEmpty && times.count <= c.promptLimit)
+    #expect(!times.isEmpty && times.count <= c.announcementLimit)
     for (a, b) in zip(times, times.dropFirst()) { #expect(b - a >= c.minimumGap) }
   }
 
@@ -156,7 +156,7 @@ import Testing
     #expect(session.offRouteSince != nil)
   }
 
-  @Test func aDriveAlongItsRouteHearsNoReturnPrompt() throws {
+  @Test func aDriveAlongItsRouteHearsNoReturnAnnouncement() throws {
     let events = try runSession(Self.route, fixes: Self.drive([(90, 400), (0, 640)]))
     #expect(!events.contains { $0.announcement?.kind == .return })
     #expect(events.contains { $0.announcement?.kind == .arrive })

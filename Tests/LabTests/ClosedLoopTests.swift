@@ -168,7 +168,7 @@ import Testing
   }
 
   /// The scorer counts what it should: an announcement said again, and one for a maneuver behind.
-  @Test func theScoreCountsARepeatedPromptAndOneForAPassedManeuver() throws {
+  @Test func theScoreCountsARepeatedAnnouncementAndOneForAPassedManeuver() throws {
     let path = repositoryFile("Simulations/closed-loop/045-monaco-missed-turn/run.jsonl")
     let bytes = readBytes(path)
     let clean = ClosedLoopScore(try ClosedLoopRun(bytes: bytes), name: "045")

@@ -71,7 +71,8 @@ final class SVGCollector: NSObject, XMLParserDelegate {
     #expect(svg.elements.first?.name == "svg")
     let ids = Set(svg.elements.compactMap { $0.name == "g" ? $0.attributes["id"] : nil })
     for id in [
-      "map", "route", "dropouts", "truth", "fixes", "matched", "offroute", "maneuvers", "prompts",
+      "map", "route", "dropouts", "truth", "fixes", "matched", "offroute", "maneuvers",
+      "announcements",
       "legend", "scalebar", "timeline", "distance",
     ] {
       #expect(ids.contains(id), "no <g id=\"\(id)\">")
@@ -82,7 +83,7 @@ final class SVGCollector: NSObject, XMLParserDelegate {
     #expect(svg.inGroup("maneuvers", "circle").count == steps)
     #expect(svg.inGroup("maneuvers", "text").count == steps)
     let announcements = try scenario.events().filter { $0.announcement != nil }.count
-    #expect(svg.inGroup("prompts", "path").count == announcements)
+    #expect(svg.inGroup("announcements", "path").count == announcements)
     #expect(svg.inGroup("timeline", "circle").count == announcements)
     #expect(!svg.inGroup("offroute", "polyline").isEmpty)
     #expect(svg.inGroup("timeline", "rect").contains { $0.attributes["class"] == "offroute" })

@@ -19,7 +19,7 @@ import Testing
 
   static let silent = repositoryFile("Simulations/045-marais-receiver-silent")
 
-  @Test func theSilentReceiverScenarioLosesTheGPSAndStillPromptsTheTurn() throws {
+  @Test func theSilentReceiverScenarioLosesTheGPSAndStillAnnouncesTheTurn() throws {
     let scenario = try Scenario(directory: Self.silent)
     #expect(scenario.silences == [73...85])
     let events = try scenario.events()

@@ -103,8 +103,8 @@ import Testing
     let (d, clean) = try drive(DriveOptions())
     var events = clean
     // An announcement said twice, an off-route event on a clean drive, a missing STEP.
-    let prompt = try #require(events.first { $0.announcement?.kind == .now })
-    events.append(prompt)
+    let finalAnnouncement = try #require(events.first { $0.announcement?.kind == .now })
+    events.append(finalAnnouncement)
     let mid = d.truth[d.truth.count / 2].time
     events.append(NavigationEvent(time: mid, kind: .offRoute(distance: 40)))
     events.removeAll { $0.stepIndex == 2 }

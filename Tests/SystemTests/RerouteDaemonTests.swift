@@ -51,7 +51,7 @@ import Testing
     #expect(!reroutes.isEmpty)
     #expect(reroutes.allSatisfy { $0["text"]?.stringValue?.hasPrefix("New route. In ") == true })
     let ids = announcements.compactMap { $0["id"]?.stringValue }
-    #expect(Set(ids).count == ids.count, "a prompt id repeats: \(ids)")
+    #expect(Set(ids).count == ids.count, "an announcement id repeats: \(ids)")
     #expect(reroutes.first?["id"]?.stringValue == "r0.v1.reroute")
     // The first new route comes after the vehicle was declared off its route, not before.
     let classes = events.compactMap { $0["class"]?.stringValue }

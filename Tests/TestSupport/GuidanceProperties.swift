@@ -55,7 +55,7 @@ public enum GuidanceProperties {
       if let last {
         #expect(
           last < reached,
-          "maneuver \(m): final prompt at \(last - drive.truth[0].time) s, reached at \(reached - drive.truth[0].time) s",
+          "maneuver \(m): final announcement at \(last - drive.truth[0].time) s, reached at \(reached - drive.truth[0].time) s",
           sourceLocation: sourceLocation)
       }
     }

@@ -17,7 +17,8 @@ extension StateStore {
       if let c = l.course { latest.append("course", .number(c)) }
       o.append("latest", .object(latest))
     }
-    o.append("prompts", .number(Double(r.prompts)))
+    // The progress file's key, kept: the format is versioned on disk.
+    o.append("prompts", .number(Double(r.announcements)))
     if let t = r.lastAnnouncement { o.append("lastAnnouncement", .number(t)) }
     if let t = r.nextDue { o.append("nextDue", .number(t)) }
     o.append("awayStreak", .number(Double(r.awayStreak)))
@@ -36,7 +37,7 @@ extension StateStore {
         time: t, distance: d, bearing: b, course: l["course"]?.doubleValue)
     }
     return ReturnGuide.Progress(
-      since: o["since"]?.doubleValue, latest: latest, prompts: count("prompts"),
+      since: o["since"]?.doubleValue, latest: latest, announcements: count("prompts"),
       lastAnnouncement: o["lastAnnouncement"]?.doubleValue, nextDue: o["nextDue"]?.doubleValue,
       awayStreak: count("awayStreak"), awayStart: o["awayStart"]?.doubleValue ?? 0,
       turnAroundPending: o["turnAroundPending"]?.boolValue ?? false)

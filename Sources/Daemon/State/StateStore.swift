@@ -242,7 +242,7 @@ public struct StateStore: Sendable {
         AnnouncementFlags(rawValue: UInt8(clamping: Int(max(0, min(255, $0)))))
       }
       guard flags.count == said.count else {
-        return (.success(saved), .corrupt("progress.json: bad prompt flags"))
+        return (.success(saved), .corrupt("progress.json: bad announcement flags"))
       }
       let phase: GuidancePhase
       if p["version"]?.doubleValue == Self.version {
