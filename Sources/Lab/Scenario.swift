@@ -111,6 +111,7 @@ public struct Scenario: Sendable {
     if let v = r["dwell"]?.doubleValue { o.dwell = v }
     if let v = r["hz"]?.doubleValue { o.hz = v }
     if let v = r["noise"]?.doubleValue { o.noise = v }
+    if let v = r["noiseCorrelation"]?.doubleValue { o.noiseCorrelation = v }
     if let v = r["seed"]?.doubleValue { o.seed = UInt64(v) }
     if let v = r["settle"]?.doubleValue { o.settle = v }
     if let v = r["start"]?.stringValue {
@@ -206,13 +207,7 @@ public struct Scenario: Sendable {
     }
     let route = try document.route(at: routeIndex)
     var drive = DriveSimulator.drive(route, options: recipe)
-    if !silences.isEmpty {
-      let kept = drive.fixes.indices.filter { i in
-        !silences.contains { $0.contains(drive.fixes[i].time - recipe.start) }
-      }
-      drive.fixes = kept.map { drive.fixes[$0] }
-      drive.sigmas = kept.map { drive.sigmas[$0] }
-    }
+    drive.silence(silences, after: recipe.start)
     var header = ["Name: \(directory.split(separator: "/").last.map(String.init) ?? directory)"]
     if !description.isEmpty { header.append("Description: \(description)") }
     header.append("Source: stepwise simulate (recipe in scenario.json)")

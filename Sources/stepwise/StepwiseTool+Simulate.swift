@@ -48,6 +48,11 @@ extension StepwiseTool {
       }
       o.stops.append(Stop(at: at, duration: parts.count == 2 ? parts[1] ?? standing : standing))
     }
+    try receiverFlaws(&args, into: &o)
+    var silences: [ClosedRange<Double>] = []
+    while let g = try args.option("--silence") {
+      silences.append(try window(g, "--silence"))
+    }
     let talker = try args.option("--talker") ?? "GP"
     guard talker.utf8.count == 2, talker.utf8.allSatisfy({ $0 >= 65 && $0 <= 90 }) else {
       throw UsageError("invalid --talker '\(talker)' (two capital letters)")
@@ -65,7 +70,8 @@ extension StepwiseTool {
     }
     let (doc, common) = try loadRoute(&args)
     let route = try doc.route(at: common.routeIndex)
-    let drive = DriveSimulator.drive(route, options: o)
+    var drive = DriveSimulator.drive(route, options: o)
+    drive.silence(silences, after: o.start)
     var text: String
     if format == "gpsd-json" {
       text = drive.gpsdJSON(
@@ -77,5 +83,51 @@ extension StepwiseTool {
     }
     if text.hasSuffix("\n") { text.removeLast() }
     out.line(text)
+  }
+
+  /// The options of the receiver's flaws a real city shows (the recipe keys `noiseCorrelation`,
+  /// `canyons`, `glitchEvery`, `gaps`, `pullOut`, `cornerCut`, `hdop`).
+  private static func receiverFlaws(_ args: inout Arguments, into o: inout DriveOptions) throws {
+    if let s = try args.number("--noise-correlation", in: 1...3600) { o.noiseCorrelation = s }
+    while let c = try args.option("--canyon") {
+      let parts = c.split(separator: ":", omittingEmptySubsequences: false).map { Double($0) }
+      guard parts.count == 3, let from = parts[0], let to = parts[1], let bias = parts[2],
+        from <= to, abs(bias) <= 500
+      else {
+        throw UsageError("invalid --canyon '\(c)' (expected FROM:TO:BIAS in metres)")
+      }
+      o.canyons.append(Canyon(from: from, to: to, bias: bias))
+    }
+    o.glitchEvery = try args.number("--glitch-every", in: 0...86_400) ?? 0
+    while let g = try args.option("--gap") { o.gaps.append(try window(g, "--gap")) }
+    if let p = try args.option("--pull-out") {
+      let d = PullOut()
+      let pieces = p.split(separator: ":", omittingEmptySubsequences: false)
+      let parts = pieces.compactMap { Double($0) }
+      guard (1...3).contains(parts.count), parts.count == pieces.count else {
+        throw UsageError("invalid --pull-out '\(p)' (expected TURN[:RADIUS[:SPEED]])")
+      }
+      let turn = parts[0]
+      let radius = parts.count > 1 ? parts[1] : d.radius
+      let speed = parts.count > 2 ? parts[2] : d.speed
+      guard abs(turn) <= 360, radius > 0, radius <= 1_000, speed > 0, speed <= 50 else {
+        throw UsageError(
+          "invalid --pull-out '\(p)' (turn up to 360 degrees, radius up to 1000 m, speed up to 50 m/s)"
+        )
+      }
+      o.pullOut = PullOut(turn: turn, radius: radius, speed: speed)
+    }
+    o.cornerCut = try args.number("--corner-cut", in: 0...100) ?? 0
+    if let h = try args.number("--hdop", in: 0.5...99) { o.hdop = h }
+  }
+
+  /// `AT:SECONDS` (seconds after the first epoch) as a closed range.
+  private static func window(_ text: String, _ option: String) throws -> ClosedRange<Double> {
+    let parts = text.split(separator: ":", omittingEmptySubsequences: false).map { Double($0) }
+    guard parts.count == 2, let at = parts[0], let seconds = parts[1], at >= 0, seconds >= 0
+    else {
+      throw UsageError("invalid \(option) '\(text)' (expected AT:SECONDS after the first epoch)")
+    }
+    return at...(at + seconds)
   }
 }

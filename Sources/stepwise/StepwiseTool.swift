@@ -59,6 +59,16 @@ public enum StepwiseTool {
       --deviate-at METRES  leave the route there (with --deviate-angle DEG,
                            --deviate-length METRES, --rejoin)
       --stop-at METRES[:SECONDS] --stop-for SECONDS   stand still on the way (repeatable)
+      --noise-correlation S  correlation time of the position error (default 20)
+      --canyon FROM:TO:BIAS  a street canyon: positions BIAS metres beside the truth
+                           (positive right) the receiver does not report (repeatable)
+      --glitch-every S     single-fix jumps of 100–300 m, one every S seconds on average
+      --gap AT:SECONDS     no fix for SECONDS from AT seconds after the first epoch
+      --silence AT:SECONDS no epoch at all (an unplugged receiver) (both repeatable)
+      --pull-out TURN[:RADIUS[:SPEED]]  start beside the route and drive an arc onto it
+                           (degrees, positive right; default radius 12 m, 4 m/s)
+      --corner-cut METRES  cut every corner, as on a route of junction points
+      --hdop H             the HDOP of every fix (default 0.9)
       --settle SECONDS     standing time at the start (default 5); --dwell at the end
       --talker XX          NMEA talker (default GP)
       --sentences LIST     RMC,VTG,GGA,GSA,GSV,GST (default RMC,GGA,GSA,GST)
