@@ -23,6 +23,9 @@ public struct NavigationSession: Sendable {
   public var departed: Bool { phase.departed }
   public var arrived: Bool { phase == .arrived }
   public var offRoute: Bool { phase == .offRoute }
+  /// Metres from the route at the last fix (0 before the first, or when no part of the route
+  /// was near enough to measure).
+  public var distanceFromRoute: Double { lastLateral.isFinite ? lastLateral : 0 }
 
   // Position state.
   /// Metres travelled along the route (the matched position).
@@ -596,7 +599,7 @@ public struct NavigationSession: Sendable {
       }
     }
     currentStep = geometry.step(containing: distanceAlong, from: 1)
-    // Everything before the starting step is behind us: never announcement for it.
+    // Everything before the starting step is behind us: never an announcement for it.
     for i in 0..<currentStep { scheduler.said[i] = .passed }
     var advisories = route.advisoryNotices
     advisories.removeAll { $0.isEmpty }
@@ -885,7 +888,7 @@ public struct NavigationSession: Sendable {
       onRoute: phase == .onRoute,
       raw: point,
       matched: geometry.coordinate(at: distanceAlong, hint: segmentHint),
-      distanceFromRoute: lastLateral.isFinite ? lastLateral : 0,
+      distanceFromRoute: distanceFromRoute,
       speed: fix.speed ?? speed,
       course: fix.course)
   }

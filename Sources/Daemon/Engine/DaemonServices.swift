@@ -161,14 +161,26 @@ public final class DaemonServices: EngineObserver, @unchecked Sendable {
     }
   }
 
+  /// The line systemd shows (`systemctl status`): where guidance stands, in a few words.
   private func statusLine(_ s: NavigationSession, waiting: Bool) -> String {
     if s.arrived { return "arrived" }
     if waiting { return "waiting for gpsd" }
     if !s.departed { return "no fix" }
-    if s.gpsLost { return "GPS lost, step \(s.currentStep) of \(s.route.steps.count - 1)" }
-    let remaining = max(0, s.geometry.length - s.distanceAlong)
-    let off = s.offRoute ? ", off route" : ""
-    return "step \(s.currentStep) of \(s.route.steps.count - 1), "
-      + "\(phrasebook.displayDistance(remaining)) to go\(off)"
+    let steps = "step \(s.currentStep) of \(s.route.steps.count - 1)"
+    var line: String
+    if s.gpsLost {
+      line = "GPS lost, \(steps)"
+    } else if s.phase == .joining {
+      line = "heading to the route, \(phrasebook.displayDistance(s.distanceFromRoute)) away"
+    } else {
+      let remaining = max(0, s.geometry.length - s.distanceAlong)
+      line = "\(steps), \(phrasebook.displayDistance(remaining)) to go"
+      if s.offRoute { line += ", off route" }
+    }
+    // Glitches are dropped silently on the wire; a receiver that keeps jumping shows here.
+    if s.discardedFixes > 0 {
+      line += s.discardedFixes == 1 ? ", 1 jump discarded" : ", \(s.discardedFixes) jumps discarded"
+    }
+    return line
   }
 }
