@@ -68,6 +68,9 @@ public struct Progress: Sendable, Equatable {
   public var speed: Double?
   /// Course over ground, degrees.
   public var course: Double?
+  /// Fixes discarded so far as jumps of the receiver (farther from the last fix than the
+  /// vehicle can have gone): matched to nothing, counted here.
+  public var discardedFixes = 0
 }
 
 /// GPS reception as the engine sees it.

@@ -890,6 +890,7 @@ public struct NavigationSession: Sendable {
       matched: geometry.coordinate(at: distanceAlong, hint: segmentHint),
       distanceFromRoute: distanceFromRoute,
       speed: fix.speed ?? speed,
-      course: fix.course)
+      course: fix.course,
+      discardedFixes: discardedFixes)
   }
 }

@@ -65,6 +65,7 @@ public enum EventEncoder {
       o.append("distanceFromRoute", num(p.distanceFromRoute, 0.1))
       if let v = p.speed { o.append("speed", num(v, 0.01)) }
       if let c = p.course { o.append("course", num(c, 0.1)) }
+      if p.discardedFixes > 0 { o.append("discardedFixes", .number(Double(p.discardedFixes))) }
     case .offRoute(let d):
       o.append("class", "OFFROUTE")
       o.append("time", .string(UTCTime.iso8601(event.time)))

@@ -56,6 +56,7 @@ enum EventLineWriter {
       numberMember("distanceFromRoute", p.distanceFromRoute, scale: 10, into: &out)
       if let v = p.speed { numberMember("speed", v, scale: 100, into: &out) }
       if let c = p.course { numberMember("course", c, scale: 10, into: &out) }
+      if p.discardedFixes > 0 { integerMember("discardedFixes", p.discardedFixes, into: &out) }
     case .offRoute(let d):
       head("OFFROUTE", event.time, seq, into: &out)
       numberMember("distance", d, scale: 10, into: &out)

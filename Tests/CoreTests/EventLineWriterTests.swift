@@ -48,7 +48,8 @@ import Wire
     let progress = Progress(
       step: 3, distanceToManeuver: v, distanceRemaining: abs(v), timeRemaining: 17.25,
       distanceAlong: v, onRoute: v > 0, raw: c, matched: Coordinate(latitude: v, longitude: -v),
-      distanceFromRoute: v, speed: v > 1 ? v : nil, course: v < 0 ? nil : v)
+      distanceFromRoute: v, speed: v > 1 ? v : nil, course: v < 0 ? nil : v,
+      discardedFixes: v.isFinite && v > 0 ? Int(min(v, 1e9)) : 0)
     let announcement = Announcement(
       step: 2, kind: .prepare, message: .gpsLost, text: "Turn \"left\"\n onto Großstraße \\ 3",
       distance: v.isNaN ? nil : v, id: "r0.s2.prepare")
