@@ -89,13 +89,16 @@ let package = Package(
     // Fleet uplink (docs/fleet.md): libmosquitto (system library), the MQTT client on
     // libmosquitto's own thread, the store-and-forward journal, the daemon's sink and the
     // dispatcher's commands (`stepwise fleet`, `stepwise send`).
-    .systemLibrary(
-      name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+    // libmosquitto's declarations only, from the default include path: MosquittoShim defines
+    // the functions the uplink calls and opens the library on first use, so a daemon without
+    // --mqtt never loads it (nor OpenSSL).
+    .systemLibrary(name: "CMosquitto", providers: [.apt(["libmosquitto-dev"])]),
+    .target(name: "MosquittoShim", dependencies: ["CMosquitto"]),
     .target(
       name: "Uplink",
       dependencies: [
         "CMosquitto", "CommandLineSupport", "Daemon", "Events", "Geodesy", "Guidance", "JSON",
-        "POSIX", "RouteFiles", "Routes", "Subscribers", "Wire",
+        "MosquittoShim", "POSIX", "RouteFiles", "Routes", "Subscribers", "Wire",
       ],
       swiftSettings: swiftSettings),
 
@@ -104,8 +107,9 @@ let package = Package(
     .target(
       name: "Rerouting", dependencies: ["Geodesy", "JSON", "Routes"],
       swiftSettings: swiftSettings),
-    .systemLibrary(
-      name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+    // Declarations only, from the default include path: libcurl is opened when a router is
+    // first used, not linked (Sources/CurlShim).
+    .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
     .target(name: "CurlShim", dependencies: ["CCurl"]),
     .target(
       name: "Router", dependencies: ["CurlShim", "Rerouting", "Routes"],

@@ -1,10 +1,13 @@
 #include "CurlShim.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+// The declarations only, without the type-checking macros, which would name the functions.
+#define CURL_DISABLE_TYPECHECK 1
 #include <curl/curl.h>
 
 struct curlshim_handle {
@@ -17,17 +20,55 @@ struct curlshim_handle {
   char error[CURL_ERROR_SIZE];
 };
 
+// libcurl is opened on first use, not linked: loading it loads GnuTLS, Kerberos, LDAP, SSH and
+// more, and runs their initialisers, about 4 MiB of resident memory in a daemon that may never
+// be given a router (docs/profiling.md). Its soname is that of every libcurl 7.16 and later.
+static const char curl_library[] = "libcurl.so.4";
+
+static struct {
+  CURLcode (*global_init)(long flags);
+  CURL *(*easy_init)(void);
+  void (*easy_cleanup)(CURL *curl);
+  CURLcode (*easy_setopt)(CURL *curl, CURLoption option, ...);
+  CURLcode (*easy_getinfo)(CURL *curl, CURLINFO info, ...);
+  CURLcode (*easy_perform)(CURL *curl);
+  void (*easy_reset)(CURL *curl);
+  const char *(*easy_strerror)(CURLcode code);
+  struct curl_slist *(*slist_append)(struct curl_slist *list, const char *string);
+  void (*slist_free_all)(struct curl_slist *list);
+} api;
+
 static pthread_once_t global_once = PTHREAD_ONCE_INIT;
 static int global_ok = 0;
 
-static void global_init(void) { global_ok = curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK; }
+// Each function by its name, or 0 when the library lacks it.
+static int resolve(void *library, void **slot, const char *name) {
+  *slot = dlsym(library, name);
+  return *slot != NULL;
+}
+
+static void global_init(void) {
+  void *library = dlopen(curl_library, RTLD_NOW | RTLD_LOCAL);
+  if (library == NULL) return;
+  int ok = resolve(library, (void **)&api.global_init, "curl_global_init") &&
+           resolve(library, (void **)&api.easy_init, "curl_easy_init") &&
+           resolve(library, (void **)&api.easy_cleanup, "curl_easy_cleanup") &&
+           resolve(library, (void **)&api.easy_setopt, "curl_easy_setopt") &&
+           resolve(library, (void **)&api.easy_getinfo, "curl_easy_getinfo") &&
+           resolve(library, (void **)&api.easy_perform, "curl_easy_perform") &&
+           resolve(library, (void **)&api.easy_reset, "curl_easy_reset") &&
+           resolve(library, (void **)&api.easy_strerror, "curl_easy_strerror") &&
+           resolve(library, (void **)&api.slist_append, "curl_slist_append") &&
+           resolve(library, (void **)&api.slist_free_all, "curl_slist_free_all");
+  global_ok = ok && api.global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
+}
 
 curlshim_handle *curlshim_new(void) {
   pthread_once(&global_once, global_init);
   if (!global_ok) return NULL;
   curlshim_handle *h = calloc(1, sizeof *h);
   if (h == NULL) return NULL;
-  h->curl = curl_easy_init();
+  h->curl = api.easy_init();
   if (h->curl == NULL) {
     free(h);
     return NULL;
@@ -37,7 +78,7 @@ curlshim_handle *curlshim_new(void) {
 
 void curlshim_free(curlshim_handle *h) {
   if (h == NULL) return;
-  curl_easy_cleanup(h->curl);
+  api.easy_cleanup(h->curl);
   free(h->body);
   free(h);
 }
@@ -72,51 +113,51 @@ curlshim_reply curlshim_exchange(
   h->max_bytes = max_bytes;
   h->error[0] = 0;
   // Options are set afresh for each exchange; curl_easy_reset keeps the connection cache.
-  curl_easy_reset(c);
-  curl_easy_setopt(c, CURLOPT_URL, url);
-  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);  // no SIGALRM for timeouts: the daemon has threads
-  curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, timeout_ms);
-  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
-  curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
-  curl_easy_setopt(c, CURLOPT_TCP_NODELAY, 1L);
-  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");  // whatever this libcurl can decode
-  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
-  curl_easy_setopt(c, CURLOPT_WRITEDATA, h);
-  curl_easy_setopt(c, CURLOPT_ERRORBUFFER, h->error);
-  curl_easy_setopt(c, CURLOPT_USERAGENT, "stepwised");
-  if (ca_file != NULL) curl_easy_setopt(c, CURLOPT_CAINFO, ca_file);
+  api.easy_reset(c);
+  api.easy_setopt(c, CURLOPT_URL, url);
+  api.easy_setopt(c, CURLOPT_NOSIGNAL, 1L);  // no SIGALRM for timeouts: the daemon has threads
+  api.easy_setopt(c, CURLOPT_TIMEOUT_MS, timeout_ms);
+  api.easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
+  api.easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
+  api.easy_setopt(c, CURLOPT_TCP_NODELAY, 1L);
+  api.easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+  api.easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");  // whatever this libcurl can decode
+  api.easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
+  api.easy_setopt(c, CURLOPT_WRITEDATA, h);
+  api.easy_setopt(c, CURLOPT_ERRORBUFFER, h->error);
+  api.easy_setopt(c, CURLOPT_USERAGENT, "stepwised");
+  if (ca_file != NULL) api.easy_setopt(c, CURLOPT_CAINFO, ca_file);
   struct curl_slist *headers = NULL;
   if (body != NULL) {
-    curl_easy_setopt(c, CURLOPT_POST, 1L);
-    curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
-    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)length);
+    api.easy_setopt(c, CURLOPT_POST, 1L);
+    api.easy_setopt(c, CURLOPT_POSTFIELDS, body);
+    api.easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)length);
     if (content_type != NULL) {
       char line[128];
       snprintf(line, sizeof line, "Content-Type: %s", content_type);
-      headers = curl_slist_append(headers, line);
+      headers = api.slist_append(headers, line);
     }
     // No "Expect: 100-continue" round trip before the body.
-    headers = curl_slist_append(headers, "Expect:");
-    curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+    headers = api.slist_append(headers, "Expect:");
+    api.easy_setopt(c, CURLOPT_HTTPHEADER, headers);
   } else {
-    curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
+    api.easy_setopt(c, CURLOPT_HTTPGET, 1L);
   }
-  CURLcode code = curl_easy_perform(c);
-  curl_slist_free_all(headers);
-  curl_easy_setopt(c, CURLOPT_HTTPHEADER, NULL);
+  CURLcode code = api.easy_perform(c);
+  api.slist_free_all(headers);
+  api.easy_setopt(c, CURLOPT_HTTPHEADER, NULL);
   r.result = (int)code;
-  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r.status);
-  curl_easy_getinfo(c, CURLINFO_TOTAL_TIME, &r.total_seconds);
-  curl_easy_getinfo(c, CURLINFO_NUM_CONNECTS, &r.connects);
-  curl_easy_getinfo(c, CURLINFO_OS_ERRNO, &r.os_errno);
+  api.easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r.status);
+  api.easy_getinfo(c, CURLINFO_TOTAL_TIME, &r.total_seconds);
+  api.easy_getinfo(c, CURLINFO_NUM_CONNECTS, &r.connects);
+  api.easy_getinfo(c, CURLINFO_OS_ERRNO, &r.os_errno);
   r.body = h->body;
   r.length = h->length;
   if (code != CURLE_OK) {
     if (h->too_large) {
       snprintf(h->error, sizeof h->error, "the reply is larger than %zu bytes", max_bytes);
     } else if (h->error[0] == 0) {
-      snprintf(h->error, sizeof h->error, "%s", curl_easy_strerror(code));
+      snprintf(h->error, sizeof h->error, "%s", api.easy_strerror(code));
     }
   }
   r.message = h->error;

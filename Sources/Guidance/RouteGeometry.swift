@@ -36,43 +36,9 @@ public struct RouteGeometry: Sendable {
   ///
   /// Requires a validated route (a departure plus at least one step).
   public init(route: Route) {
-    var pts = RoutePolyline()
-    var ends: [Int] = []
-    pts.reserveCapacity(route.steps.reduce(0) { $0 + $1.polyline.count })
-    // Points that add nothing to the shape (within 5 cm of the line through their neighbours,
-    // up to 64 in a row) are dropped, so an over-dense polyline does not make every match walk
-    // hundreds of tiny segments. Maneuver points are always kept.
-    var dropped: [Coordinate] = []
-    var lastIsEnd = false
-    func append(_ p: Coordinate) {
-      if pts.count >= 2, !lastIsEnd, dropped.count < 64 {
-        let a = pts[pts.count - 2]
-        let b = pts[pts.count - 1]
-        let line = SegmentDistance(from: a, to: p)
-        let straight = line.distance(b) < 0.05 && dropped.allSatisfy { line.distance($0) < 0.05 }
-        if straight {
-          dropped.append(b)
-          pts.removeLast()
-        } else {
-          dropped.removeAll(keepingCapacity: true)
-        }
-      } else {
-        dropped.removeAll(keepingCapacity: true)
-      }
-      pts.append(p)
-      lastIsEnd = false
-    }
-    for (i, step) in route.steps.enumerated() {
-      if i == 0 {
-        append(step.polyline[step.polyline.count - 1])
-      } else {
-        for (k, p) in step.polyline.enumerated() where k > 0 || pts.isEmpty {
-          append(p)
-        }
-      }
-      ends.append(pts.count - 1)
-      lastIsEnd = true
-    }
+    let thinned = ThinnedRoute(route)
+    var pts = thinned.points
+    let ends = thinned.stepEnds
     if pts.count == 1 { pts.append(pts[0]) }
     pts = pts.trimmed
     let n = pts.count
@@ -187,41 +153,5 @@ public struct RouteGeometry: Sendable {
     while i < stepEnd.count - 1 && s > stepEnd[i] { i += 1 }
     while i > 1 && s <= stepEnd[i - 1] { i -= 1 }
     return i
-  }
-}
-
-/// `project(_:ontoSegmentFrom:to:).distance` for many points and one segment: the same
-/// arithmetic in the same order, so the same values, with the segment's plane worked out once
-/// (thinning measures up to 65 points against each new segment).
-private struct SegmentDistance {
-  let a: Coordinate
-  let kx: Double
-  let ky: Double
-  let bx: Double
-  let by: Double
-  let len2: Double
-
-  init(from a: Coordinate, to b: Coordinate) {
-    self.a = a
-    let lat0 = (a.latitude + b.latitude) / 2 * .pi / 180
-    kx = earthRadius * cos(lat0) * .pi / 180
-    ky = earthRadius * .pi / 180
-    bx = wrappedLongitudeDelta(b.longitude - a.longitude) * kx
-    by = (b.latitude - a.latitude) * ky
-    len2 = bx * bx + by * by
-  }
-
-  @inline(__always)
-  func distance(_ point: Coordinate) -> Double {
-    let px = wrappedLongitudeDelta(point.longitude - a.longitude) * kx
-    let py = (point.latitude - a.latitude) * ky
-    var t = 0.0
-    if len2 > 0 {
-      t = (px * bx + py * by) / len2
-      t = min(1, max(0, t))
-    }
-    let dx = px - bx * t
-    let dy = py - by * t
-    return sqrt(dx * dx + dy * dy)
   }
 }

@@ -7,7 +7,7 @@
 /// it, and ``number()`` returns the same `Double`. It works on a buffer that the caller keeps
 /// alive while it is used.
 public struct JSONPullParser {
-  private var parser: JSONParser
+  var parser: JSONParser
   /// Told, every `progressStep` bytes or so while arrays are read, the offset below which the
   /// text has been read (parts of it may still be read again, to place an error): a caller
   /// holding the text in a file mapping can let go of the pages behind it.

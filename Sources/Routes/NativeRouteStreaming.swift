@@ -26,6 +26,9 @@ extension NativeRouteFormat {
     var routes: [(members: JSONObject, steps: [DecodedStep])]?
     do throws(JSONSyntaxError) {
       try p.object { (p: inout JSONPullParser, key: String) throws(JSONSyntaxError) in
+        // The writer writes `source` first: another document (a router's response) is left
+        // to the tree at its first name, before its value is read.
+        guard key == "source" || !root.members.isEmpty else { throw p.error(notStreamed) }
         guard key == "routes" else {
           root.append(key, try p.value())
           return
@@ -56,6 +59,11 @@ extension NativeRouteFormat {
       return nil
     }
   }
+
+  /// ±90 and ±180 degrees in the fixed point of ``RoutePolyline`` (10⁻⁷ degree, the seven
+  /// decimals of ``JSONPullParser/fixedPointPair(_:_:decimals:)``).
+  private static let maximumLatitudeUnits: Int64 = 900_000_000
+  private static let maximumLongitudeUnits: Int64 = 1_800_000_000
 
   /// The message of the error that abandons the pull decoder (never shown: the tree path runs).
   private static let notStreamed = "not a document for the pull decoder"
@@ -92,6 +100,14 @@ extension NativeRouteFormat {
       guard polyline == nil else { throw p.error(notStreamed) }
       var line = RoutePolyline()
       try p.array { (p: inout JSONPullParser) throws(JSONSyntaxError) in
+        // A point as the writer writes it, straight into fixed point.
+        if let (lat, lon) = p.fixedPointPair("latitude", "longitude", decimals: 7) {
+          guard abs(lat) <= maximumLatitudeUnits, abs(lon) <= maximumLongitudeUnits else {
+            throw p.error(notStreamed)
+          }
+          line.append(latitudeUnits: Int32(lat), longitudeUnits: Int32(lon))
+          return
+        }
         var latitude = Double.nan
         var longitude = Double.nan
         var count = 0

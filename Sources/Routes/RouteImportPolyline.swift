@@ -23,12 +23,53 @@ public enum Polyline {
   public static func decode(_ encoded: String, precision: Int) throws(RouteDocumentError)
     -> [Coordinate]
   {
+    var points: [Coordinate] = []
+    try decode(encoded, precision: precision) { c, _, _ in points.append(c) }
+    return points
+  }
+
+  /// Decodes an encoded polyline straight into fixed point, without a `Coordinate` array: the
+  /// same points (what `RoutePolyline(decode(encoded, precision:))` holds) and the same errors
+  /// as ``decode(_:precision:)``.
+  ///
+  /// - Parameters:
+  ///   - encoded: the polyline string, after JSON unescaping.
+  ///   - precision: decimal digits; 6 for Valhalla.
+  /// - Returns: the points.
+  /// - Throws: `invalidPolyline`, as ``decode(_:precision:)``.
+  public static func decodeFixedPoint(_ encoded: String, precision: Int)
+    throws(RouteDocumentError) -> RoutePolyline
+  {
+    var points = RoutePolyline()
+    // Up to seven decimals the units are the decoded integers scaled exactly (10⁻⁷ degree; the
+    // nearest `Double` of the decimal value, converted, gives the same integer).
+    let digits = RoutePolyline.decimals
+    var factor = 1
+    for _ in 0..<max(0, digits - precision) { factor *= 10 }
+    // Points take at least two bytes each.
+    points.reserveCapacity(encoded.utf8.count / 2)
+    try decode(encoded, precision: precision) { c, lat, lon in
+      if precision <= digits {
+        points.append(latitudeUnits: Int32(lat * factor), longitudeUnits: Int32(lon * factor))
+      } else {
+        points.append(c)
+      }
+    }
+    return points.trimmed
+  }
+
+  /// Decodes an encoded polyline, calling `point` with each point in degrees and as the
+  /// decoded integers (units of 10^−`precision` degree).
+  @inline(__always)
+  private static func decode(
+    _ encoded: String, precision: Int, _ point: (Coordinate, Int, Int) -> Void
+  ) throws(RouteDocumentError) {
     guard supportedPrecisions.contains(precision) else {
       throw RouteDocumentError(
         .invalidPolyline, path: "", "unsupported polyline precision \(precision) (use 5 or 6)")
     }
     let scale = powerOfTen(precision)
-    var points: [Coordinate] = []
+    var count = 0
     var lat = 0
     var lon = 0
     var value = 0
@@ -64,10 +105,11 @@ public enum Polyline {
       guard c.isValid else {
         throw RouteDocumentError(
           .invalidPolyline, path: "",
-          "point \(points.count) (ending at offset \(offset - 1)) decodes to \(c), outside "
+          "point \(count) (ending at offset \(offset - 1)) decodes to \(c), outside "
             + "−90…90 / −180…180 (wrong precision?)")
       }
-      points.append(c)
+      point(c, lat, lon)
+      count += 1
     }
     guard shift == 0 else {
       throw RouteDocumentError(
@@ -77,7 +119,6 @@ public enum Polyline {
       throw RouteDocumentError(
         .invalidPolyline, path: "", "the string ends with a latitude but no longitude")
     }
-    return points
   }
 
   /// Encodes points as a polyline string.

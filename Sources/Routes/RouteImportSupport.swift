@@ -72,7 +72,7 @@ enum RouteImportSupport {
   }
 
   /// Length of a polyline in metres.
-  static func length(_ points: [Coordinate]) -> Double {
+  static func length(_ points: some Collection<Coordinate>) -> Double {
     zip(points, points.dropFirst()).reduce(0) { $0 + $1.0.distance(to: $1.1) }
   }
 

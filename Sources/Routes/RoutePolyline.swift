@@ -13,6 +13,8 @@ public import Geodesy
 public struct RoutePolyline: Sendable, Hashable, RandomAccessCollection, ExpressibleByArrayLiteral {
   /// Stored units per degree.
   public static let unitsPerDegree = 10_000_000.0
+  /// Decimals of a degree held: `unitsPerDegree` is 10 to this power.
+  public static let decimals = 7
   /// The stored value of a degree that cannot be held.
   static let unrepresentable = Int32.min
 
@@ -45,6 +47,20 @@ public struct RoutePolyline: Sendable, Hashable, RandomAccessCollection, Express
     storage.append(Self.units(c.longitude))
   }
 
+  /// Adds point `i` of `other` at the end, as stored (no conversion through degrees).
+  @inline(__always)
+  public mutating func append(unitsOf i: Int, in other: RoutePolyline) {
+    storage.append(other.storage[2 * i])
+    storage.append(other.storage[2 * i + 1])
+  }
+
+  /// Adds a point given in stored units (see ``units(_:)``).
+  @inline(__always)
+  public mutating func append(latitudeUnits: Int32, longitudeUnits: Int32) {
+    storage.append(latitudeUnits)
+    storage.append(longitudeUnits)
+  }
+
   /// Removes the last point.
   public mutating func removeLast() {
     storage.removeLast(2)
@@ -65,6 +81,11 @@ public struct RoutePolyline: Sendable, Hashable, RandomAccessCollection, Express
   }
 
   init(storage: [Int32]) { self.storage = storage }
+
+  /// The points of `slice`, copied as stored.
+  public init(_ slice: Slice<RoutePolyline>) {
+    storage = Array(slice.base.storage[(2 * slice.startIndex)..<(2 * slice.endIndex)])
+  }
 
   /// Makes room for `count` points in all.
   public mutating func reserveCapacity(_ count: Int) { storage.reserveCapacity(2 * count) }

@@ -50,7 +50,7 @@ public enum ValhallaImporter {
   /// Refuses a shape whose length does not fit the leg's stated length (what the response says
   /// independently of the shape), the one sign that it was not written as polyline6.
   static func checkShapeLength(
-    _ shape: [Coordinate], _ leg: JSONObject, _ path: String, metresPerUnit: Double
+    _ shape: some Collection<Coordinate>, _ leg: JSONObject, _ path: String, metresPerUnit: Double
   ) throws(RouteDocumentError) {
     typealias R = JSONPathReader
     guard let summary = try R.optional(leg, "summary", path, R.object),
@@ -245,9 +245,10 @@ public enum ValhallaImporter {
       let lp = "\(legsPath)[\(legIndex)]"
       let leg = try R.object(legValue, lp)
       let shapePath = R.join(lp, "shape")
-      let shape: [Coordinate]
+      let shape: RoutePolyline
       do throws(RouteDocumentError) {
-        shape = try Polyline.decode(R.string(R.require(leg, "shape", lp), shapePath), precision: 6)
+        shape = try Polyline.decodeFixedPoint(
+          R.string(R.require(leg, "shape", lp), shapePath), precision: 6)
       } catch {
         throw error.code == .invalidPolyline
           ? RouteDocumentError(
@@ -282,7 +283,7 @@ public enum ValhallaImporter {
       for k in 1..<maneuvers.count {
         let stretch = maneuvers[k - 1]
         let maneuver = maneuvers[k]
-        var polyline = Array(shape[stretch.begin...stretch.end])
+        var polyline = RoutePolyline(shape[stretch.begin...stretch.end])
         if polyline.count == 1 { polyline.append(polyline[0]) }
         let newFlags = stretch.flags.filter { !previousFlags.contains($0) }
         previousFlags = stretch.flags
@@ -365,7 +366,7 @@ public enum ValhallaImporter {
 
   /// Reads and checks a leg's maneuvers against its decoded shape.
   private static func legManeuvers(
-    _ leg: JSONObject, _ path: String, shape: [Coordinate]
+    _ leg: JSONObject, _ path: String, shape: RoutePolyline
   ) throws(RouteDocumentError) -> [Maneuver] {
     typealias R = JSONPathReader
     let mp = R.join(path, "maneuvers")

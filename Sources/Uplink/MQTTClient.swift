@@ -1,6 +1,8 @@
 import CMosquitto
 import Dispatch
 import Glibc
+// Defines the libmosquitto functions called here, opening the library on first use.
+import MosquittoShim
 import Synchronization
 
 /// An MQTT 5 client on a network thread of its own that runs libmosquitto's loop.

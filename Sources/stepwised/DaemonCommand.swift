@@ -130,6 +130,7 @@ public enum Stepwised {
       }
       let (document, session, routeFile, phrasebook) = try startingRoute(
         common: common, store: store, fresh: fresh, maximumRouteFile: maximumRouteFile)
+      HeapRelease.now()
       let makeSession: @Sendable (RouteDocument, Int) throws -> NavigationSession = { doc, index in
         try NavigationSession(document: doc, routeIndex: index, phrasing: phrasebook)
       }

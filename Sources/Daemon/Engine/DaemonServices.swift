@@ -122,6 +122,8 @@ public final class DaemonServices: EngineObserver, @unchecked Sendable {
         try store.saveRoute(
           document, routeIndex: index, routeFile: file, progress: progress, revision: revision)
       }
+      // The document's tree and text, freed on this queue's thread.
+      HeapRelease.now()
     }
   }
 
