@@ -22,13 +22,14 @@ public import JSON
 /// - 1.2: `ROUTE` has `reason` and `revision` (announcement ids carry the revision after
 ///   `select`, `load` and reloads too); command `skip` and error code `noWaypoint`; event
 ///   `REROUTE` (where rerouting stands) and the `STATE` member `reroute`.
+/// - 1.3: `OFFROUTE` has `reason` `wrongWay` when the vehicle drives back along the route.
 ///
 /// Compatibility floor: none yet; every 1.x server accepts every 1.x client.
 public enum ProtocolVersion {
   /// The major version: changes only with incompatible changes.
   public static let major = 1
   /// The minor version: grows with each compatible addition.
-  public static let minor = 2
+  public static let minor = 3
 
   /// The `VERSION` object a server sends first on every connection.
   ///
