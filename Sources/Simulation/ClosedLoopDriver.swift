@@ -162,14 +162,21 @@ public struct Polyline: Sendable {
     return points[i].bearing(to: points[i + 1])
   }
 
-  /// The nearest point to `p` within `within` metres along the line of `near`: its distance
-  /// along the line and from it.
-  public func locate(_ p: Coordinate, near: Double, within: Double) -> (
+  /// The nearest point to `p` within `within` metres along the line of `near`.
+  ///
+  /// With a `course` (degrees), only segments heading within 90° of it count.
+  /// - Returns: its distance along the line and from it (an infinite offset when no segment
+  ///   counts).
+  public func locate(_ p: Coordinate, near: Double, within: Double, course: Double? = nil) -> (
     along: Double, offset: Double
   ) {
     var best = (along: 0.0, offset: Double.infinity)
     var i = index(at: max(0, near - within))
     while i < points.count - 1 && cumulative[i] <= near + within {
+      if let c = course, bearingDifference(c, points[i].bearing(to: points[i + 1])) > 90 {
+        i += 1
+        continue
+      }
       let q = project(p, ontoSegmentFrom: points[i], to: points[i + 1])
       if q.distance < best.offset {
         best = (cumulative[i] + q.fraction * (cumulative[i + 1] - cumulative[i]), q.distance)
@@ -384,7 +391,9 @@ public struct ClosedLoopDriver {
   }
 
   /// The daemon published a new route (`revision`, its whole polyline): the driver takes it,
-  /// joining it where it passes nearest, unless it ignores the first one after a mistake.
+  /// joining it where it passes nearest in the vehicle's direction (a route that doubles back
+  /// past the vehicle is joined where it leaves, not on its way back), unless it ignores the
+  /// first one after a mistake.
   ///
   /// - Returns: whether the driver follows it.
   @discardableResult
@@ -396,7 +405,10 @@ public struct ClosedLoopDriver {
     }
     let here = plan.line.point(at: s)
     let line = Polyline(route)
-    let m = line.locate(here, near: 0, within: Self.joinWindow)
+    let heading = line.locate(
+      here, near: 0, within: Self.joinWindow, course: plan.line.bearing(at: s))
+    let m =
+      heading.offset.isFinite ? heading : line.locate(here, near: 0, within: Self.joinWindow)
     let joined = line.point(at: m.along)
     var points = [here, joined]
     let i = line.index(at: m.along)
