@@ -445,10 +445,12 @@ public struct ClosedLoopDriver {
     s = min(plan.line.length, s + v * dt)
   }
 
-  /// The daemon published a new route (`revision`, its whole polyline): the driver takes it,
-  /// joining it where it passes nearest in the vehicle's direction (a route that doubles back
-  /// past the vehicle is joined where it leaves, not on its way back), unless it ignores the
-  /// first one after a mistake. The mistakes named for this revision are made on it.
+  /// The daemon published a new route: the driver takes it, unless it ignores the first one
+  /// after a mistake.
+  ///
+  /// It joins the route where it passes nearest in the vehicle's direction (a route that doubles
+  /// back past the vehicle is joined where it leaves, not on its way back). The mistakes named
+  /// for this revision are made on it.
   ///
   /// - Parameters:
   ///   - revision: the route's revision.
