@@ -68,12 +68,8 @@ public struct ClosedLoopDrive {
     let firstSteps = c.route.steps.map(\.polyline)
     let first = firstSteps.flatMap { $0 }
     var detours: [Detour] = []
-    for m in c.mistakes {
-      switch m {
-      case .missTurn, .wrongExit:
-        detours.append(try WrongWays.detour(m, route: c.route, router: router))
-      default: break
-      }
+    for m in c.mistakes where m.revision == 0 && needsRouter(m) {
+      detours.append(try WrongWays.detour(m, route: c.route, router: router))
     }
     var lines = [
       ClosedLoopRun.header(
@@ -104,7 +100,15 @@ public struct ClosedLoopDrive {
       revisions += 1
       let steps = try geometry(connection, expecting: line.object) { pending.append($0) }
       lines.append(ClosedLoopRun.line(ClosedLoopRun.Geometry(revision: revision, steps: steps)))
-      if revision > 0 { driver.offered(revision: revision, route: steps.flatMap { $0 }) }
+      guard revision > 0 else { return }
+      // The wrong ways of the mistakes made on this route, found now that it is known.
+      var later: [Detour] = []
+      for m in c.mistakes where m.revision == revision && needsRouter(m) {
+        later.append(
+          try WrongWays.detour(
+            m, steps: steps, transportType: c.route.transportType, router: router))
+      }
+      driver.offered(revision: revision, route: steps.flatMap { $0 }, detours: later)
     }
     while !driver.finished && driver.time - fixStart < c.timeLimit {
       // Read what the daemon says until the next epoch is due.
@@ -141,6 +145,14 @@ public struct ClosedLoopDrive {
       try take(line)
     }
     return lines
+  }
+
+  /// Whether `mistake` drives a wrong way the router has to find (a missed turn, a wrong exit).
+  static func needsRouter(_ mistake: DrivingMistake) -> Bool {
+    switch mistake.base {
+    case .missTurn, .wrongExit: true
+    default: false
+    }
   }
 
   /// The `IDEAL` line: the first route driven by the open-loop simulator without noise or

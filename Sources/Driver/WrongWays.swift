@@ -25,7 +25,19 @@ public enum WrongWays {
   public static func detour(
     _ mistake: DrivingMistake, route: Route, router: RouterClient
   ) throws(WrongWayError) -> Detour {
-    let steps = route.steps.map(\.polyline)
+    try detour(
+      mistake, steps: route.steps.map { Array($0.polyline) }, transportType: route.transportType,
+      router: router)
+  }
+
+  /// The detour of `mistake` on the route of these `steps` (each step's polyline, maneuver k at
+  /// the end of step k), as the daemon publishes a new route.
+  ///
+  /// - Throws: ``WrongWayError`` when the router finds no way that leaves the route there.
+  public static func detour(
+    _ mistake: DrivingMistake, steps: [[Coordinate]], transportType: TransportType,
+    router: RouterClient
+  ) throws(WrongWayError) -> Detour {
     let points = steps.flatMap { $0 }
     let line = Polyline(points)
     // Maneuver k is at the end of step k's polyline (the step leads up to it).
@@ -37,7 +49,7 @@ public enum WrongWays {
     }
     let step: Int
     let roundabout: Bool
-    switch mistake {
+    switch mistake.base {
     case .missTurn(let s):
       step = s
       roundabout = false
@@ -68,7 +80,7 @@ public enum WrongWays {
       if !roundabout && bearingDifference(heading, outgoing) < 40 { continue }
       let goal = toward.destination(distance: reach, bearing: heading)
       let request = RouteRequest(
-        origin: origin, waypoints: [.init(coordinate: goal)], transportType: route.transportType,
+        origin: origin, waypoints: [.init(coordinate: goal)], transportType: transportType,
         language: "en-US", imperial: false, id: "wrong-way-\(k)")
       let answer = router.fetch(request)
       guard case .success(let document) = answer.result, let way = try? document.route(at: 0)

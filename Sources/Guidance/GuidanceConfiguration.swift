@@ -89,6 +89,15 @@ public struct GuidanceConfiguration: Sendable, Equatable {
   /// Degrees between course and route above which a close fix counts as going the wrong way:
   /// well beyond any course noise at speed, short of a U-turn.
   public var wrongWayDegrees = 120.0
+  /// Degrees off the matched segment beyond which a course counts as driving back along the route.
+  ///
+  /// `WrongWayRule` needs `wrongWayOppositeFixes` such fixes at `wrongWayMinimumSpeed` m/s or
+  /// more, over `wrongWayDistance` metres, without a fix along the route between. Below that
+  /// speed (walking, creeping, noise) a receiver's course is too rough to tell.
+  public var wrongWayOppositeDegrees = 150.0
+  public var wrongWayMinimumSpeed = 4.0
+  public var wrongWayOppositeFixes = 2
+  public var wrongWayDistance = 40.0
   /// Degrees between course and route under which a close fix counts towards "back on
   /// route": a vehicle rejoining drives along the route, not across it.
   public var rejoinHeadingDegrees = 60.0

@@ -88,8 +88,8 @@ public struct NavigationEvent: Sendable, Equatable {
     /// The vehicle starts travelling along `step` (the maneuver of `step - 1` was just passed).
     case step(Int)
     case progress(Progress)
-    /// Left the route; metres from it.
-    case offRoute(distance: Double)
+    /// Left the route; metres from it, and why.
+    case offRoute(distance: Double, reason: OffRouteReason = .distance)
     case onRoute
     /// Arrived; `distance` is the straight-line distance to the route's end point, metres.
     case arrived(distance: Double)

@@ -694,8 +694,11 @@ public struct NavigationSession: Sendable {
     let away = lateral > limit && !biased
     let against =
       !away && !holding && (best?.headingError).map { $0 > configuration.wrongWayDegrees } == true
-    if detector.observe(away: away, wrongWay: against, holding: holding, time: fix.time) {
-      enterOffRoute(time: fix.time, lateral: lateral, into: &events)
+    if let reason = detector.observe(
+      away: away, wrongWay: against, holding: holding, time: fix.time,
+      headingError: best?.headingError, speed: speed, travelled: speed * dt)
+    {
+      enterOffRoute(time: fix.time, lateral: lateral, reason: reason, into: &events)
       return
     }
     guard let c = best, !away else { return }
@@ -708,7 +711,8 @@ public struct NavigationSession: Sendable {
   }
 
   private mutating func enterOffRoute(
-    time: Double, lateral: Double, into events: inout [NavigationEvent]
+    time: Double, lateral: Double, reason: OffRouteReason = .distance,
+    into events: inout [NavigationEvent]
   ) {
     phase = .offRoute
     returnGuide = ReturnGuide(configuration: configuration.returning)
@@ -719,7 +723,7 @@ public struct NavigationSession: Sendable {
       travelledSince: max(speed, plannedSpeed, configuration.windowMinimumSpeed) * since
         * configuration.offTravelFactor)
     let d = lateral.isFinite ? lateral : 0
-    events.append(NavigationEvent(time: time, kind: .offRoute(distance: d)))
+    events.append(NavigationEvent(time: time, kind: .offRoute(distance: d, reason: reason)))
     guard spoken else { return }
     announce(
       .offRoute(distance: d), kind: .offRoute, step: currentStep,

@@ -15,16 +15,18 @@ struct OffRouteDetector: Sendable {
   private var evidence = 0
   private var since: Double?
   private var wrongWay = 0
+  private var backward: WrongWayRule
   private var returning = 0
   private var lastWarning: Double?
 
   init(configuration: GuidanceConfiguration, count: Int = 0) {
     self.configuration = configuration
     self.count = count
+    backward = WrongWayRule(configuration: configuration)
   }
 
   /// Whether fixes away from the route were seen that are not yet enough to leave it.
-  var suspecting: Bool { evidence > 0 || wrongWay > 0 }
+  var suspecting: Bool { evidence > 0 || wrongWay > 0 || backward.suspecting }
 
   /// A detector for a route that replaces this one: the departures so far keep numbering the
   /// announcement ids, and "off the route" is not said again right after the new route.
@@ -39,17 +41,27 @@ struct OffRouteDetector: Sendable {
     evidence = 0
     since = nil
     wrongWay = 0
+    backward.reset()
   }
 
-  /// Weighs one fix on the route; returns whether the vehicle has now left it.
+  /// Weighs one fix on the route; returns why the vehicle has now left it, `nil` while it has
+  /// not.
   ///
   /// - Parameters:
   ///   - away: the fix is beyond the off-route distance.
   ///   - against: the fix is close but its course is against the route.
   ///   - holding: the fix says nothing either way (standing, dead-reckoned position).
   ///   - time: the fix's time, seconds.
-  /// - Returns: whether the vehicle has now left the route.
-  mutating func observe(away: Bool, wrongWay against: Bool, holding: Bool, time: Double) -> Bool {
+  ///   - headingError: degrees between the trusted course and the matched segment's bearing.
+  ///   - speed: metres per second.
+  ///   - travelled: metres since the previous fix.
+  /// - Returns: why the vehicle has now left the route, `nil` while it has not.
+  mutating func observe(
+    away: Bool, wrongWay against: Bool, holding: Bool, time: Double, headingError: Double?,
+    speed: Double, travelled: Double
+  ) -> OffRouteReason? {
+    let back = backward.observe(
+      headingError: headingError, speed: speed, travelled: travelled, holding: holding)
     if away && !holding {
       evidence += 1
       if since == nil { since = time }
@@ -65,7 +77,8 @@ struct OffRouteDetector: Sendable {
     let enough =
       evidence >= configuration.offRouteFixes
       && time - (since ?? time) >= configuration.offRouteSeconds
-    return enough || wrongWay >= configuration.wrongWayFixes
+    if enough { return .distance }
+    return wrongWay >= configuration.wrongWayFixes || back ? .wrongWay : nil
   }
 
   /// Records a departure at `time`, the vehicle last matched at `distanceAlong`; returns

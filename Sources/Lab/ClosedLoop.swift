@@ -334,7 +334,7 @@ public struct ClosedLoopScore: Sendable {
       let from = run.events[routeIndices[k - 1]].time
       if let old = lines[k - 1],
         let far = run.truth.first(where: {
-          $0.time >= from && $0.revision != k
+          $0.time >= from && $0.time <= said && $0.revision != k
             && old.locate($0.position, near: 0, within: .infinity).offset >= Self.offDistance
         })
       {

@@ -109,7 +109,9 @@ public struct RerouteConfiguration: Sendable, Equatable {
   /// latency plus the driver's reaction), so the new route starts where the vehicle will be.
   public var predictionSeconds = 1.0
   /// A new route whose first maneuver is closer than this many seconds at the current speed
-  /// (or behind the vehicle) cannot be said in time: ask again.
+  /// (or behind the vehicle) cannot be said in time: ask again, at once when the vehicle's
+  /// course is known, from the first place ahead where a maneuver still can be (the lead plus
+  /// ``predictionSeconds``), since the vehicle will drive through the maneuver meanwhile.
   public var minimumLeadSeconds = 4.0
   /// … and never closer than this many metres.
   public var minimumLeadDistance = 15.0
@@ -136,11 +138,12 @@ public struct RerouteController: Sendable {
   public let idPrefix: String
 
   private(set) public var status = RerouteStatus.idle
-  /// The request in flight: its id and when it was sent.
-  private var inFlight: (id: String, time: Double)?
+  /// The request in flight: its id, when it was sent and how many metres ahead of the vehicle
+  /// its origin was predicted.
+  private var inFlight: (id: String, time: Double, ahead: Double)?
   private var sequence = 0
   /// A route kept while the deviation is only suspected.
-  private var held: (document: RouteDocument, time: Double, straightBack: Bool)?
+  private var held: (document: RouteDocument, time: Double, straightBack: Bool, ahead: Double)?
   private var lastRequest: Double?
   /// Times of the reroutes applied, the recent ones only.
   private var applied: [Double] = []
@@ -187,7 +190,7 @@ public struct RerouteController: Sendable {
         held = nil
       } else if o.evidence == .confirmed {
         held = nil
-        decisions += use(h.document, at: o, straightBack: h.straightBack)
+        decisions += use(h.document, at: o, ahead: h.ahead, straightBack: h.straightBack)
         return decisions
       } else {
         return decisions
@@ -208,6 +211,7 @@ public struct RerouteController: Sendable {
   ) -> [RerouteDecision] {
     guard let f = inFlight, f.id == id else { return [] }  // stale: a request given up on
     inFlight = nil
+    let ahead = f.ahead
     guard let o = latest else { return [] }
     switch result {
     case .failure(let error):
@@ -236,10 +240,10 @@ public struct RerouteController: Sendable {
       }
       let straightBack = leadsBack(document, onto: remainingManeuvers)
       if o.evidence == .suspected && !forced {
-        held = (document, o.time, straightBack)
+        held = (document, o.time, straightBack, ahead)
         return []
       }
-      return use(document, at: o, straightBack: straightBack)
+      return use(document, at: o, ahead: ahead, straightBack: straightBack)
     }
   }
 
@@ -264,12 +268,21 @@ public struct RerouteController: Sendable {
   // MARK: - Deciding
 
   private mutating func use(
-    _ document: RouteDocument, at o: RerouteObservation, straightBack: Bool = false
+    _ document: RouteDocument, at o: RerouteObservation, ahead: Double,
+    straightBack: Bool = false
   ) -> [RerouteDecision] {
-    guard fits(document, at: o) else {
-      // Said too late or already behind: a fresh request from the next fix, not this one
-      // again (in a replay that waits for answers it would be asked the same forever).
+    let fit = self.fit(document, at: o, ahead: ahead)
+    guard fit == .fits else {
       lastRequest = nil
+      // Its first maneuver cannot be said in time: asked again at once from beyond it (once
+      // for a fix, so a replay that waits for answers cannot loop).
+      if fit == .tooClose, retryAfter != o.time,
+        let again = ask(o, ahead: leadDistance(o) + o.speed * configuration.predictionSeconds)
+      {
+        retryAfter = o.time
+        return [again]
+      }
+      // Elsewhere, or said too late again: a fresh request from the next fix, not this one.
       retryAfter = o.time
       return []
     }
@@ -279,14 +292,20 @@ public struct RerouteController: Sendable {
     return [.apply(document, announce: !straightBack)]
   }
 
-  private mutating func ask(_ o: RerouteObservation) -> RerouteDecision? {
+  /// A request from `o`, its origin predicted `ahead` metres along the course (by default the
+  /// router's latency); `nil` when none may go out now.
+  private mutating func ask(_ o: RerouteObservation, ahead: Double? = nil) -> RerouteDecision? {
     guard inFlight == nil, !o.arrived, !o.gpsLost, !o.deadReckoned,
       o.speed >= configuration.standingBelow || forced,
       o.distanceToDestination > configuration.destinationRadius,
       let point = o.coordinate
     else { return nil }
-    if let last = lastRequest, o.time - last < spacing { return nil }
-    if let r = retryAfter, o.time <= r { return nil }
+    if ahead == nil {
+      if let last = lastRequest, o.time - last < spacing { return nil }
+      if let r = retryAfter, o.time <= r { return nil }
+    } else if o.course == nil || o.speed < RouteRequest.headingMinimumSpeed {
+      return nil
+    }
     if status == .offNetwork, let at = offNetworkAt,
       point.distance(to: at) < configuration.offNetworkRetryDistance
     {
@@ -294,13 +313,15 @@ public struct RerouteController: Sendable {
     }
     sequence += 1
     let id = "\(idPrefix)-\(sequence)"
-    inFlight = (id, o.time)
+    var origin = point
+    var predicted = 0.0
+    if let c = o.course, o.speed >= RouteRequest.headingMinimumSpeed {
+      predicted = ahead ?? o.speed * configuration.predictionSeconds
+      origin = point.destination(distance: predicted, bearing: c)
+    }
+    inFlight = (id, o.time, predicted)
     lastRequest = o.time
     if status == .idle { status = .rerouting }
-    var origin = point
-    if let c = o.course, o.speed >= RouteRequest.headingMinimumSpeed {
-      origin = point.destination(distance: o.speed * configuration.predictionSeconds, bearing: c)
-    }
     return .ask(
       id: id,
       origin: RouteRequest.Origin(
@@ -321,11 +342,27 @@ public struct RerouteController: Sendable {
     return min(s, configuration.maximumSpacing)
   }
 
-  /// Whether the latest position lies on the new route's start, with its first maneuver far
-  /// enough ahead to be said in time.
-  private func fits(_ document: RouteDocument, at o: RerouteObservation) -> Bool {
+  /// How a new route fits the vehicle.
+  private enum Fit {
+    /// The vehicle is on its start, its first maneuver far enough ahead to be said in time.
+    case fits
+    /// The vehicle is not near its start.
+    case elsewhere
+    /// Its first maneuver is behind the vehicle or too close to be said in time.
+    case tooClose
+  }
+
+  /// The least distance, metres, at which a new route's first maneuver can still be said.
+  private func leadDistance(_ o: RerouteObservation) -> Double {
+    max(configuration.minimumLeadDistance, o.speed * configuration.minimumLeadSeconds)
+  }
+
+  /// Whether the latest position lies on the new route's start, or on the way in to it from
+  /// behind when its origin was asked for `ahead` metres along the course, with its first
+  /// maneuver far enough ahead to be said in time.
+  private func fit(_ document: RouteDocument, at o: RerouteObservation, ahead: Double) -> Fit {
     guard let point = o.coordinate, let route = document.routes.first, route.steps.count >= 2
-    else { return false }
+    else { return .elsewhere }
     // Only the approach to the first maneuver matters: a bounded piece of the route.
     var best = (lateral: Double.infinity, along: 0.0)
     var along = 0.0
@@ -337,12 +374,32 @@ public struct RerouteController: Sendable {
       along += length
     }
     if approach.count == 1 { best = (point.distance(to: approach[0]), 0) }
+    let behind = wayIn(to: approach, from: point, ahead: ahead)
+    if behind.lateral < best.lateral { best = (behind.lateral, -behind.distance) }
     let tolerance = max(configuration.startTolerance, 3 * (o.accuracy ?? 0))
-    guard best.lateral <= tolerance else { return false }
+    guard best.lateral <= tolerance else { return .elsewhere }
     // The arrival needs no lead: near the destination no reroute is made anyway.
-    if route.steps.count == 2 { return true }
-    let lead = max(configuration.minimumLeadDistance, o.speed * configuration.minimumLeadSeconds)
-    return along - best.along >= lead
+    if route.steps.count == 2 { return .fits }
+    return along - best.along >= leadDistance(o) ? .fits : .tooClose
+  }
+
+  /// Where `point` lies on the way in to a new route that starts with `approach`, its origin
+  /// asked for `ahead` metres along the vehicle's course.
+  ///
+  /// A vehicle that has not reached the new route's start yet lies behind it, not beside it,
+  /// and has that much further to go to the first maneuver. The way in is the first segment's
+  /// line extended back from the start by `ahead`.
+  /// - Returns: the metres from `point` to the way in, and the metres along it still to go to
+  ///   the start (infinite and 0 without a way in).
+  private func wayIn(
+    to approach: some Collection<Coordinate>, from point: Coordinate, ahead: Double
+  ) -> (lateral: Double, distance: Double) {
+    guard ahead > 0, let start = approach.first,
+      let next = approach.dropFirst().first(where: { $0.distance(to: start) > 0 })
+    else { return (.infinity, 0) }
+    let entry = start.destination(distance: ahead, bearing: next.bearing(to: start))
+    let p = project(point, ontoSegmentFrom: entry, to: start)
+    return (p.distance, (1 - p.fraction) * ahead)
   }
 
   /// Whether the new route's first maneuver is one the current route still has ahead.

@@ -3,8 +3,9 @@ import Routes
 
 import func Glibc.exp
 
-/// A mistake a closed-loop driver makes on purpose, placed on the first route.
-public enum DrivingMistake: Sendable, Equatable, CustomStringConvertible {
+/// A mistake a closed-loop driver makes on purpose, placed on the first route unless it names
+/// another revision.
+public indirect enum DrivingMistake: Sendable, Equatable, CustomStringConvertible {
   /// Drives past maneuver `step` of the first route instead of taking it.
   case missTurn(step: Int)
   /// Leaves the roundabout of step `step` of the first route by another exit.
@@ -15,6 +16,10 @@ public enum DrivingMistake: Sendable, Equatable, CustomStringConvertible {
   case ignoreNewRoute
   /// Stands still `at` metres along the first route for `seconds`.
   case stop(at: Double, seconds: Double)
+  /// `mistake` (a missed turn, a wrong exit, a U-turn or a stop) made on the route of
+  /// `revision` (1 for the first new route the daemon publishes, …) instead of the first one;
+  /// its step or metres are that route's.
+  case onRevision(Int, DrivingMistake)
 
   /// Whether the mistake takes the vehicle off its route (a stop or ignoring a route does not
   /// by itself).
@@ -22,7 +27,20 @@ public enum DrivingMistake: Sendable, Equatable, CustomStringConvertible {
     switch self {
     case .missTurn, .wrongExit, .uTurn: true
     case .ignoreNewRoute, .stop: false
+    case .onRevision(_, let m): m.leavesRoute
     }
+  }
+
+  /// The route revision the mistake is made on.
+  public var revision: Int {
+    if case .onRevision(let r, _) = self { return r }
+    return 0
+  }
+
+  /// The mistake itself, whatever route it is made on.
+  public var base: DrivingMistake {
+    if case .onRevision(_, let m) = self { return m.base }
+    return self
   }
 
   /// The spelling of `stepwise drive --mistake` and of scenario recipes.
@@ -34,11 +52,24 @@ public enum DrivingMistake: Sendable, Equatable, CustomStringConvertible {
     case .ignoreNewRoute: "ignore"
     case .stop(let at, let seconds):
       "stop:\(NMEAWriter.fixed(at, 0)):\(NMEAWriter.fixed(seconds, 0))"
+    case .onRevision(let r, let m): "\(m)@\(r)"
     }
   }
 
   /// Parses the spelling of ``description``; `nil` when it is not one.
+  ///
+  /// `@REV` after a mistake places it on the route of that revision (`miss:2@1`); `@0` is the
+  /// first route, as without it. `ignore` takes none.
   public init?(_ text: String) {
+    let at = text.split(separator: "@", omittingEmptySubsequences: false)
+    if at.count == 2 {
+      guard let r = Int(at[1]), r >= 0, let m = DrivingMistake(String(at[0])),
+        m != .ignoreNewRoute, m.revision == 0
+      else { return nil }
+      self = r == 0 ? m : .onRevision(r, m)
+      return
+    }
+    guard at.count == 1 else { return nil }
     let parts = text.split(separator: ":").map(String.init)
     func number(_ i: Int) -> Double? { i < parts.count ? Double(parts[i]) : nil }
     switch parts.first {
@@ -70,6 +101,8 @@ public struct Detour: Sendable, Equatable {
   public var path: [Coordinate]
   /// The mistake it belongs to.
   public var mistake: DrivingMistake
+  /// The revision of the route it leaves (`leaveAt` is along that route).
+  public var revision: Int { mistake.revision }
 
   public init(leaveAt: Double, path: [Coordinate], mistake: DrivingMistake) {
     self.leaveAt = leaveAt
@@ -101,8 +134,11 @@ public struct Detour: Sendable, Equatable {
     return nil
   }
 
-  /// Turning round at `at` metres: back along the route's own road for `length` metres.
-  public static func uTurn(_ route: [Coordinate], at: Double, length: Double) -> Detour {
+  /// Turning round at `at` metres: back along the route's own road for `length` metres
+  /// (`mistake` is the U-turn, on whichever route it is made).
+  public static func uTurn(
+    _ route: [Coordinate], at: Double, length: Double, mistake: DrivingMistake? = nil
+  ) -> Detour {
     let line = Polyline(route)
     let start = min(at, line.length)
     var path = [line.point(at: start)]
@@ -112,7 +148,7 @@ public struct Detour: Sendable, Equatable {
       i -= 1
     }
     path.append(line.point(at: max(0, start - length)))
-    return Detour(leaveAt: start, path: path, mistake: .uTurn(at: at))
+    return Detour(leaveAt: start, path: path, mistake: mistake ?? .uTurn(at: at))
   }
 }
 
@@ -162,14 +198,21 @@ public struct Polyline: Sendable {
     return points[i].bearing(to: points[i + 1])
   }
 
-  /// The nearest point to `p` within `within` metres along the line of `near`: its distance
-  /// along the line and from it.
-  public func locate(_ p: Coordinate, near: Double, within: Double) -> (
+  /// The nearest point to `p` within `within` metres along the line of `near`.
+  ///
+  /// With a `course` (degrees), only segments heading within 90° of it count.
+  /// - Returns: its distance along the line and from it (an infinite offset when no segment
+  ///   counts).
+  public func locate(_ p: Coordinate, near: Double, within: Double, course: Double? = nil) -> (
     along: Double, offset: Double
   ) {
     var best = (along: 0.0, offset: Double.infinity)
     var i = index(at: max(0, near - within))
     while i < points.count - 1 && cumulative[i] <= near + within {
+      if let c = course, bearingDifference(c, points[i].bearing(to: points[i + 1])) > 90 {
+        i += 1
+        continue
+      }
       let q = project(p, ontoSegmentFrom: points[i], to: points[i + 1])
       if q.distance < best.offset {
         best = (cumulative[i] + q.fraction * (cumulative[i + 1] - cumulative[i]), q.distance)
@@ -273,7 +316,10 @@ public struct ClosedLoopDriver {
   private var s = 0.0
   private var v = 0.0
   private var detours: [Detour]
-  private var stops: [Stop]
+  /// Stops still to make, each on the route of its revision.
+  private var stops: [(revision: Int, stop: Stop)]
+  /// The U-turns and stops to make on routes published later, placed when each comes.
+  private var later: [DrivingMistake]
   private var ignoreNext: Bool
   private var onMistake = false
   private var standing = 0.0
@@ -286,6 +332,9 @@ public struct ClosedLoopDriver {
   /// A driver for `route` (the first route's polyline), with the simulator's `options` (the
   /// profile, speed, noise, rate and seed; detours and stops of the open-loop simulator are
   /// not used) and the `detours` and other `mistakes` to make.
+  ///
+  /// The detours of missed turns and wrong exits on later routes are handed in with each
+  /// route (``offered(revision:route:detours:)``); U-turns and stops on them are placed here.
   public init(
     route: [Coordinate], options: DriveOptions, detours: [Detour], mistakes: [DrivingMistake]
   ) {
@@ -294,23 +343,33 @@ public struct ClosedLoopDriver {
     self.options = o
     time = o.start
     plan = Plan(route, revision: 0)
-    var stops: [Stop] = []
-    var all = detours
-    for m in mistakes {
-      switch m {
-      case .stop(let at, let seconds): stops.append(Stop(at: at, duration: seconds))
-      case .uTurn(let at):
-        // Turning round starts from a standstill.
-        stops.append(Stop(at: at, duration: 2))
-        all.append(Detour.uTurn(route, at: at, length: 800))
-      default: break
-      }
-    }
-    self.detours = all.sorted { $0.leaveAt < $1.leaveAt }
-    self.stops = stops.sorted { $0.at < $1.at }
+    self.detours = []
+    stops = []
+    later = mistakes.filter { $0.revision > 0 }
     ignoreNext = mistakes.contains(.ignoreNewRoute)
     receiver = ReceiverStream(options: o)
     kinematics = Kinematics.detailed(.automobile, main: .automobile, options: o)
+    place(mistakes.filter { $0.revision == 0 }, on: route, detours: detours)
+  }
+
+  /// Adds the `detours` and the U-turns and stops among `mistakes`, all on `route`.
+  private mutating func place(
+    _ mistakes: [DrivingMistake], on route: [Coordinate], detours more: [Detour]
+  ) {
+    var all = more
+    for m in mistakes {
+      switch m.base {
+      case .stop(let at, let seconds):
+        stops.append((m.revision, Stop(at: at, duration: seconds)))
+      case .uTurn(let at):
+        // Turning round starts from a standstill.
+        stops.append((m.revision, Stop(at: at, duration: 2)))
+        all.append(Detour.uTurn(route, at: at, length: 800, mistake: m))
+      default: break
+      }
+    }
+    detours = (detours + all).sorted { $0.leaveAt < $1.leaveAt }
+    stops.sort { $0.stop.at < $1.stop.at }
   }
 
   /// Seconds between epochs.
@@ -340,14 +399,17 @@ public struct ClosedLoopDriver {
 
   private mutating func move(_ dt: Double) {
     let k = kinematics
-    if plan.revision == 0, let stop = stops.first, plan.base + s >= stop.at {
-      stops.removeFirst()
-      standing = stop.duration
+    if let i = stops.firstIndex(where: { $0.revision == plan.revision }),
+      plan.base + s >= stops[i].stop.at
+    {
+      standing = stops.remove(at: i).stop.duration
       v = 0
       return
     }
-    if plan.revision == 0, let d = detours.first, plan.base + s >= d.leaveAt {
-      detours.removeFirst()
+    if let i = detours.firstIndex(where: { $0.revision == plan.revision }),
+      plan.base + s >= detours[i].leaveAt
+    {
+      let d = detours.remove(at: i)
       // Onto the other road as far as the vehicle has gone past the point where it parts.
       let past = plan.base + s - d.leaveAt
       plan = Plan(d.path, revision: nil)
@@ -372,7 +434,7 @@ public struct ClosedLoopDriver {
       limit = min(limit, (vt * vt + 2 * k.braking * max(0, turn.at - s)).squareRoot())
     }
     limit = min(limit, (1 + 2 * k.braking * max(0, left)).squareRoot())
-    if plan.revision == 0, let stop = stops.first {
+    if let stop = stops.first(where: { $0.revision == plan.revision })?.stop {
       limit = min(limit, (2 * k.braking * max(0, stop.at - plan.base - s)).squareRoot() + 0.5)
     }
     if v < limit {
@@ -383,12 +445,22 @@ public struct ClosedLoopDriver {
     s = min(plan.line.length, s + v * dt)
   }
 
-  /// The daemon published a new route (`revision`, its whole polyline): the driver takes it,
-  /// joining it where it passes nearest, unless it ignores the first one after a mistake.
+  /// The daemon published a new route: the driver takes it, unless it ignores the first one
+  /// after a mistake.
   ///
+  /// It joins the route where it passes nearest in the vehicle's direction (a route that doubles
+  /// back past the vehicle is joined where it leaves, not on its way back). The mistakes named
+  /// for this revision are made on it.
+  ///
+  /// - Parameters:
+  ///   - revision: the route's revision.
+  ///   - route: its whole polyline.
+  ///   - detours: the ways off it of the missed turns and wrong exits to make on it.
   /// - Returns: whether the driver follows it.
   @discardableResult
-  public mutating func offered(revision: Int, route: [Coordinate]) -> Bool {
+  public mutating func offered(revision: Int, route: [Coordinate], detours: [Detour] = [])
+    -> Bool
+  {
     if ignoreNext && onMistake {
       ignoreNext = false
       actions.append(Action(time: time, kind: .ignore, revision: revision))
@@ -396,7 +468,10 @@ public struct ClosedLoopDriver {
     }
     let here = plan.line.point(at: s)
     let line = Polyline(route)
-    let m = line.locate(here, near: 0, within: Self.joinWindow)
+    let heading = line.locate(
+      here, near: 0, within: Self.joinWindow, course: plan.line.bearing(at: s))
+    let m =
+      heading.offset.isFinite ? heading : line.locate(here, near: 0, within: Self.joinWindow)
     let joined = line.point(at: m.along)
     var points = [here, joined]
     let i = line.index(at: m.along)
@@ -406,6 +481,8 @@ public struct ClosedLoopDriver {
     onMistake = false
     stranded = 0
     actions.append(Action(time: time, kind: .follow, revision: revision))
+    place(later.filter { $0.revision == revision }, on: route, detours: detours)
+    later.removeAll { $0.revision == revision }
     return true
   }
 }

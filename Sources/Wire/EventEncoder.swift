@@ -66,10 +66,11 @@ public enum EventEncoder {
       if let v = p.speed { o.append("speed", num(v, 0.01)) }
       if let c = p.course { o.append("course", num(c, 0.1)) }
       if p.discardedFixes > 0 { o.append("discardedFixes", .number(Double(p.discardedFixes))) }
-    case .offRoute(let d):
+    case .offRoute(let d, let reason):
       o.append("class", "OFFROUTE")
       o.append("time", .string(UTCTime.iso8601(event.time)))
       o.append("distance", num(d, 0.1))
+      if reason != .distance { o.append("reason", .string(reason.rawValue)) }
     case .onRoute:
       o.append("class", "ONROUTE")
       o.append("time", .string(UTCTime.iso8601(event.time)))
@@ -119,8 +120,9 @@ public enum EventEncoder {
       return
         "\(clock) PROGRESS  step \(p.step), \(Int(p.distanceToManeuver.rounded())) m to maneuver, "
         + "\(Int(p.distanceRemaining.rounded())) m to go\(p.onRoute ? "" : " (off route)")"
-    case .offRoute(let d):
+    case .offRoute(let d, let reason):
       return "\(clock) OFFROUTE  \(Int(d.rounded())) m from the route"
+        + (reason == .wrongWay ? ", the wrong way" : "")
     case .onRoute:
       return "\(clock) ONROUTE"
     case .arrived(let d):

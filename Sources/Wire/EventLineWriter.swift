@@ -57,9 +57,10 @@ enum EventLineWriter {
       if let v = p.speed { numberMember("speed", v, scale: 100, into: &out) }
       if let c = p.course { numberMember("course", c, scale: 10, into: &out) }
       if p.discardedFixes > 0 { integerMember("discardedFixes", p.discardedFixes, into: &out) }
-    case .offRoute(let d):
+    case .offRoute(let d, let reason):
       head("OFFROUTE", event.time, seq, into: &out)
       numberMember("distance", d, scale: 10, into: &out)
+      if reason != .distance { stringMember("reason", reason.rawValue, into: &out) }
     case .onRoute:
       head("ONROUTE", event.time, seq, into: &out)
     case .arrived(let d):

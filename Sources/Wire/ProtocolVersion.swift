@@ -22,7 +22,8 @@ public import JSON
 /// - 1.2: `ROUTE` has `reason` and `revision` (announcement ids carry the revision after
 ///   `select`, `load` and reloads too); command `skip` and error code `noWaypoint`; event
 ///   `REROUTE` (where rerouting stands) and the `STATE` member `reroute`.
-/// - 1.3: `PROGRESS` has `discardedFixes` (the receiver's jumps discarded so far).
+/// - 1.3: `PROGRESS` has `discardedFixes` (the receiver's jumps discarded so far); `OFFROUTE` has
+///   `reason` `wrongWay` when the vehicle drives back along the route.
 ///
 /// Compatibility floor: none yet; every 1.x server accepts every 1.x client.
 public enum ProtocolVersion {

@@ -10,7 +10,7 @@ import Wire
 
 /// The `stepwise` commands that talk to a running `stepwised` over its socket
 /// (`docs/protocol.md`): `watch`, `status`, `routes` (without a file), `select`, `load`,
-/// `cancel` and `speak`.
+/// `cancel`, `reroute`, `skip` and `speak`.
 ///
 /// Exit statuses, the same for every one of them: 0 done; 1 the daemon refused or failed the
 /// command, or the connection broke (its message on stderr); 2 a usage mistake or an unreadable
@@ -61,10 +61,19 @@ extension StepwiseTool {
     Stops guidance. Needs root, the daemon's user or its control group.
     """,
     "reroute": """
-    usage: stepwise reroute [--socket PATH] [--timeout SECONDS]
+    usage: stepwise reroute [--socket PATH] [--timeout SECONDS] [--json]
 
     Asks the daemon's router (stepwised --router) for a new route from where the vehicle is,
-    at the next fix. Needs root, the daemon's user or its control group.
+    at the next fix. The new route comes as a ROUTE event (stepwise watch shows it). Needs
+    root, the daemon's user or its control group. --json prints the REPLY object.
+    """,
+    "skip": """
+    usage: stepwise skip [--socket PATH] [--timeout SECONDS] [--json]
+
+    Drops the route's next waypoint and asks the daemon's router (stepwised --router) for a
+    new route through the waypoints after it; each skip drops one more. The new route comes
+    as a ROUTE event. Needs root, the daemon's user or its control group. --json prints the
+    REPLY object.
     """,
     "speak": """
     usage: stepwise speak [--socket PATH] [--voice VOICE] [--espeak PATH] [--verbose]
@@ -79,7 +88,7 @@ extension StepwiseTool {
 
   /// The commands handled here.
   public static let clientCommands: Set<String> = [
-    "watch", "status", "select", "load", "cancel", "reroute", "speak",
+    "watch", "status", "select", "load", "cancel", "reroute", "skip", "speak",
   ]
 
   /// Common lines for the client commands, for the tool's usage.
@@ -91,6 +100,7 @@ extension StepwiseTool {
       load ROUTE [--route-index N]         send a route document to the daemon
       cancel                               stop guidance
       reroute                              ask the daemon's router for a new route now
+      skip                                 drop the next waypoint and reroute without it
       speak [--voice VOICE]                say the announcements through espeak-ng
       (each takes --socket PATH; default $STEPWISE_SOCKET or /run/stepwised.sock)
     """
@@ -126,7 +136,8 @@ extension StepwiseTool {
       case "select": try select(&args, socket)
       case "load": try load(&args, socket)
       case "cancel": try cancel(&args, socket)
-      case "reroute": try reroute(&args, socket)
+      case "reroute": try reroute(&args, socket, out, command: .reroute)
+      case "skip": try reroute(&args, socket, out, command: .skip)
       case "speak": return try speak(&args, socket)
       default: throw UsageError("unknown command '\(command)'")
       }
@@ -258,10 +269,36 @@ extension StepwiseTool {
     _ = try ask(socket, .cancel, timeout: wait)
   }
 
-  static func reroute(_ args: inout Arguments, _ socket: String) throws {
+  /// `stepwise reroute` and `stepwise skip`: sends `command` and says what the daemon does,
+  /// or why it will not.
+  static func reroute(
+    _ args: inout Arguments, _ socket: String, _ out: OutputSink, command: Command
+  ) throws {
+    let json = args.flag("--json")
     let wait = try timeout(&args, default: 10)
-    guard try args.positionals().isEmpty else { throw UsageError("reroute takes no arguments") }
-    _ = try ask(socket, .reroute, timeout: wait)
+    guard try args.positionals().isEmpty else {
+      throw UsageError("\(command.name) takes no arguments")
+    }
+    let reply: JSONObject
+    do {
+      reply = try ask(socket, command, timeout: wait)
+    } catch let e {
+      throw ClientError(e.status, refusal(e, command: command), code: e.code)
+    }
+    if json {
+      out.line(JSONWriter.string(.object(reply)))
+    } else if command == .skip {
+      out.line("Skipping the next waypoint: the new route comes as a ROUTE event.")
+    } else {
+      out.line("Asking the router for a new route: it comes as a ROUTE event.")
+    }
+  }
+
+  /// The daemon's message for a refused `reroute` or `skip` (no router, nothing guided, no
+  /// waypoint left, not permitted) without the command's name, which the tool's prefix says.
+  static func refusal(_ e: ClientError, command: Command) -> String {
+    let prefix = "\(command.name): "
+    return e.message.hasPrefix(prefix) ? String(e.message.dropFirst(prefix.count)) : e.message
   }
 
   /// `stepwise watch`: returns 0 when the daemon stops, 1 when the connection is dropped.

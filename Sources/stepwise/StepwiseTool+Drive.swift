@@ -18,7 +18,9 @@ extension StepwiseTool {
 
       --router URL         the Valhalla both the daemon and the driver use
       --mistakes LIST      comma-separated: miss:STEP, wrong-exit:STEP, u-turn:METRES, ignore
-                           (the first new route after a mistake), stop:METRES:SECONDS
+                           (the first new route after a mistake), stop:METRES:SECONDS; @REV
+                           after any but ignore makes it on the route of that revision
+                           (miss:2@1: on the first new route)
       --speed KMH          cruising speed (default 50)
       --noise METRES       RMS position error (default 0)
       --seed N             random seed (default 1)

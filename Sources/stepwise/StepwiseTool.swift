@@ -78,7 +78,7 @@ public enum StepwiseTool {
   /// Every command, as the usage and the man page list them.
   public static let commands = [
     "routes", "route", "instruction", "simulate", "reload", "scenario", "render", "fixes", "drive",
-    "watch", "status", "select", "load", "cancel", "reroute", "speak",
+    "watch", "status", "select", "load", "cancel", "reroute", "skip", "speak",
   ]
 
   /// Runs `stepwise` with `arguments` (without the program name); returns the exit status.
@@ -98,7 +98,7 @@ public enum StepwiseTool {
       case "routes":
         if routesAsksDaemon(args) { return runClient("routes", &args) }
         try routes(&args, out)
-      case "watch", "status", "select", "load", "cancel", "reroute", "speak":
+      case "watch", "status", "select", "load", "cancel", "reroute", "skip", "speak":
         return runClient(command, &args)
       case "route":
         switch args.subcommand() {

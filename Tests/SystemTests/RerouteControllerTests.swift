@@ -86,15 +86,43 @@ import Testing
     // 30 m ahead, under 4 s at 10 m/s.
     let near = Self.off.destination(distance: 270, bearing: 180)
     #expect(c.observe(Self.fix(3, at: near, evidence: .confirmed)).isEmpty)
-    #expect(Self.answer(&c, "r-1").isEmpty)
-    // Asked again from the next fix (never twice for the same one), whatever the spacing.
-    let elsewhere = Self.off.destination(distance: 200, bearing: 90)
-    #expect(Self.askedID(c.observe(Self.fix(3.5, at: elsewhere, evidence: .confirmed))) == "r-2")
-    // Now it has gone 200 m elsewhere: the new route's start is not where it is.
+    // Asked again at once, from where a maneuver can still be said: the lead (4 s) plus the
+    // router's latency (1 s) ahead along the course, past the turn it will drive through.
+    let again = Self.answer(&c, "r-1")
+    guard case .ask(let id, let origin)? = again.first, again.count == 1 else {
+      Issue.record("not asked again at once: \(again)")
+      return
+    }
+    #expect(id == "r-2")
+    #expect(abs(near.distance(to: origin.coordinate) - 50) < 0.5)
+    // Too close again: not twice for the same fix; asked again from the next, whatever the
+    // spacing.
     #expect(Self.answer(&c, "r-2").isEmpty)
-    #expect(Self.askedID(c.observe(Self.fix(4, at: Self.off, evidence: .confirmed))) == "r-3")
+    let elsewhere = Self.off.destination(distance: 200, bearing: 90)
+    #expect(Self.askedID(c.observe(Self.fix(3.5, at: elsewhere, evidence: .confirmed))) == "r-3")
+    // Now it has gone 200 m elsewhere: the new route's start is not where it is, and that is
+    // not asked again at once.
+    #expect(Self.answer(&c, "r-3").isEmpty)
+    #expect(Self.askedID(c.observe(Self.fix(4, at: Self.off, evidence: .confirmed))) == "r-4")
     // A fitting answer is applied.
-    #expect(Self.answer(&c, "r-3") == [.apply(Self.newRoute, announce: true)])
+    #expect(Self.answer(&c, "r-4") == [.apply(Self.newRoute, announce: true)])
+  }
+
+  @Test func aVehicleStillOnItsWayToTheNewRoutesStartFitsIt() throws {
+    // The origin is asked 14 m ahead (1 s at 14 m/s) and the router snaps it onto a road 28 m
+    // to the side: the new route starts 31 m from the fix, beyond the 30 m tolerance, but the
+    // fix lies 28 m from its way in.
+    let start = Self.off.destination(distance: 14, bearing: 180)
+      .destination(distance: 28, bearing: 90)
+    let route = makeRoute(
+      start: start, legs: [(180, 300, "Turn right onto B"), (270, 400, "Arrive")])
+    var c = RerouteController(idPrefix: "r")
+    _ = c.observe(Self.fix(0, evidence: .confirmed, speed: 14, course: 180))
+    #expect(Self.answer(&c, "r-1", route) == [.apply(route, announce: true)])
+    // Without the prediction (no course) the same start is too far from the fix.
+    var d = RerouteController(idPrefix: "r")
+    _ = d.observe(Self.fix(0, evidence: .confirmed, speed: 14, course: nil))
+    #expect(Self.answer(&d, "r-1", route).isEmpty)
   }
 
   @Test func spacingGrowsWithTheReroutesOfTheLastMinutes() throws {
