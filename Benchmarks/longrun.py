@@ -15,8 +15,8 @@
   longrun.py paced EPOCHS INTERVAL STAMPS
       The same stand-in, paced: waits for a line on standard input, then writes one epoch
       every INTERVAL seconds, and records in STAMPS, for each epoch, its time and the
-      CLOCK_MONOTONIC instant (seconds) the next epoch's TPV was written: the moment gpsd's
-      client can know the epoch is complete (Benchmarks/fanout.py live measures from there).
+      CLOCK_MONOTONIC instant (seconds) just before the next epoch's TPV was written: from then
+      on gpsd's client can know the epoch is complete (Benchmarks/fanout.py live measures from there).
 
   longrun.py drain SOCKET N
       N subscribers that read everything until standard input closes (`run`'s staying ones,
@@ -227,8 +227,9 @@ def paced(epochs, interval, stamps):
         now = time.monotonic()
         if due > now:
             time.sleep(due - now)
-        c.sendall(texts[i])
+        # Stamped before the write: the daemon may read it before this process runs again.
         written.append(time.monotonic())
+        c.sendall(texts[i])
         due += interval
     with open(stamps, 'w') as f:
         for i in range(epochs):
