@@ -149,6 +149,9 @@ def live(binary, route_path, n, epochs, interval, readers):
     cpus = sorted(os.sched_getaffinity(0))
     reader_cpus = {cpus[-1]} if len(cpus) > 1 else set(cpus)
     daemon_cpus = set(cpus[:-1]) if len(cpus) > 1 else set(cpus)
+    if os.environ.get('FANOUT_PIN', '1') == '0':
+        # FANOUT_PIN=0: readers and daemon anywhere, to compare.
+        reader_cpus = daemon_cpus = set(cpus)
     stamps = os.path.join(scratch, 'stamps')
     feeder = subprocess.Popen(
         [sys.executable, os.path.join(here, 'longrun.py'), 'paced', str(epochs), str(interval),
