@@ -404,7 +404,8 @@ if want 5 && [ "$HAS_SOCKET" = yes ]; then
   python3 Benchmarks/fanout.py live "$STEPWISED" "$DATA/zigzag_100000.json" "$FANOUT_CLIENTS" \
     "$FANOUT_EPOCHS" "$FANOUT_INTERVAL" 4 > "$DATA/fanout.txt"
   f() { kv "$DATA/fanout.txt" "$1"; }
-  fanout_ok=$(awk -v p="$(f latency_p99_ms)" 'BEGIN { print (p <= 5 ? "met" : "not met") }')
+  fanout_ok=$(awk -v p="$(f latency_p99_ms)" -v n="$(f clients)" \
+    'BEGIN { print (n < 500 ? "not measured (fewer subscribers)" : p <= 5 ? "met" : "not met") }')
   fanout="stepwised on the live source (\`gpsd://127.0.0.1:PORT\`, libgps) fed by the gpsd stand-in of
 \`Benchmarks/longrun.py\` (gpsd 3.22's TPV and SKY lines, one epoch every $(f interval_ms) ms) along
 the 100,000-point zigzag route, $(f clients) subscribers in $(f readers) reader processes
@@ -412,7 +413,7 @@ the 100,000-point zigzag route, $(f clients) subscribers in $(f readers) reader 
 The epochs start once every subscriber has its \`STATE\`. A delivery's latency runs from the
 instant the stand-in wrote the TPV that completes an epoch (the next epoch's) to the instant a
 subscriber's \`recv\` returned that epoch's \`PROGRESS\`, both on CLOCK_MONOTONIC: libgps, the
-epoch merger, guidance, encoding once, 500 writes and the reader's wake-up.
+epoch merger, guidance, encoding once, $(f clients) writes and the reader's wake-up.
 
 | subscribers | epochs | deliveries | epochs every subscriber got | latency p50 | p99 | max | daemon CPU | daemon RSS (peak) | load before / after |
 |---|---|---|---|---|---|---|---|---|---|
