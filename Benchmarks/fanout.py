@@ -5,24 +5,32 @@
       Connects N subscribers, reads their VERSION and STATE, keeps them connected and reading
       for SECONDS, then prints `connected=N`.
 
-  fanout.py replay SOCKET N FIFO TRACK SPEED
-      Opens FIFO for writing (stepwised reads its track from it, so the replay cannot start
-      early), connects N subscribers, waits for every VERSION and STATE, then writes TRACK into
-      the FIFO and reads every subscriber until the daemon closes them. Prints key=value lines:
-      events published, lines delivered, delivery rate, clients that saw every seq without a gap,
-      and the latency from fix to the last subscriber (p50, p99, max).
+  fanout.py live STEPWISED ROUTE N [EPOCHS] [INTERVAL] [READERS]
+      Fan-out on the live path: the gpsd stand-in of Benchmarks/longrun.py (paced, one epoch
+      every INTERVAL s, default 0.04), stepwised --socket on it through libgps, and N
+      subscribers spread over READERS processes (default 4), each waiting on its sockets with
+      epoll. The readers are pinned to the last CPU and stepwised to the others when there are
+      at least two. Once every subscriber has its STATE, EPOCHS epochs (default 1000) are sent.
 
-Latency: stepwised paces the replay at SPEED times the fix times, so the fix of an event is due
-at t0 + (fix time - first fix time) / SPEED. t0 is calibrated as the earliest (arrival - due)
-over all events, so the figures are latencies relative to the fastest delivery seen (an upper
-bound on queueing, a lower bound on the total). Arrival is when this process's recv returned:
-with 500 sockets in one Python process on a shared 2-core machine, the reader is part of it.
+      Latency of a delivery: from the instant the stand-in wrote the TPV that completes an
+      epoch (the next epoch's: before it, stepwised cannot know the epoch is over) to the
+      instant a subscriber's recv returned the PROGRESS of that epoch, both CLOCK_MONOTONIC
+      (system-wide on Linux). So the figure is the whole live path: libgps, the epoch merger,
+      guidance, one encoding, the write to 500 sockets, and the reader's wake-up. Prints
+      key=value lines: p50/p99/max over every delivery; per epoch, of the first subscriber (the
+      path up to the fan-out), of the last, and the spread between them (the fan-out itself).
+
+  fanout.py read SOCKET N OUT
+      One reader process of `live`: connects N subscribers, prints `ready` once each has its
+      STATE, then stamps every recv until standard input closes, and writes `TIME MONO` per
+      PROGRESS line received to OUT.
 """
-import calendar
 import os
 import selectors
 import socket
+import subprocess
 import sys
+import tempfile
 import time
 
 
@@ -42,29 +50,6 @@ def connect(path, n, deadline=30.0):
         s.setblocking(False)
         socks.append(s)
     return socks
-
-
-def fix_time(line):
-    i = line.find(b'"time":"')
-    if i < 0:
-        return None
-    t = line[i + 8:i + 32].decode('ascii', 'replace')  # 2026-11-18T11:06:40.000Z
-    try:
-        base = calendar.timegm(time.strptime(t[:19], '%Y-%m-%dT%H:%M:%S'))
-        return base + float('0' + t[19:23]) if t[19:20] == '.' else base
-    except ValueError:
-        return None
-
-
-def seq_of(line):
-    i = line.find(b'"seq":')
-    if i < 0:
-        return None
-    j = i + 6
-    k = j
-    while k < len(line) and 48 <= line[k] <= 57:
-        k += 1
-    return int(line[j:k]) if k > j else None
 
 
 class Reader:
@@ -108,72 +93,185 @@ def hold(path, n, seconds):
     print('got_state=%d' % len(seen))
 
 
-def replay(path, n, fifo, track, speed):
-    w = os.open(fifo, os.O_WRONLY)  # blocks until stepwised opens its end
+def read(path, n, out):
     socks = connect(path, n)
-    r = Reader(socks)
+    sel = selectors.EpollSelector()
+    for i, sk in enumerate(socks):
+        sel.register(sk, selectors.EVENT_READ, i)
+    sel.register(sys.stdin, selectors.EVENT_READ, -1)
+    bufs = [b''] * n
     ready = set()
-    end = time.monotonic() + 30
-    while len(ready) < n and time.monotonic() < end:
-        r.poll(0.5, lambda i, line, now: ready.add(i) if b'"STATE"' in line else None)
-    first = {}     # seq -> (first arrival, fix time)
-    last = {}      # seq -> last arrival
-    per_client = [[] for _ in range(n)]
-    lines = [0]
+    said = False
+    got = []                  # (monotonic, bytes) per recv: parsed once the run is over
+    while True:
+        events = sel.select(1.0)
+        stop = False
+        for key, _ in events:
+            i = key.data
+            if i < 0:
+                stop = True
+                continue
+            try:
+                data = key.fileobj.recv(1 << 16)
+            except BlockingIOError:
+                continue
+            now = time.monotonic()
+            if not data:
+                sel.unregister(key.fileobj)
+                continue
+            if said:
+                got.append((now, i, data))
+            else:
+                bufs[i] += data
+                if b'"STATE"' in bufs[i]:
+                    ready.add(i)
+                    got.append((now, i, bufs[i]))
+                    bufs[i] = b''
+        if not said and len(ready) == n:
+            print('ready', flush=True)
+            said = True
+        if stop:
+            break
+    parts = [b''] * n
+    with open(out, 'w') as f:
+        for now, i, data in got:
+            lines = (parts[i] + data).split(b'\n')
+            parts[i] = lines.pop()
+            for line in lines:
+                if b'"class":"PROGRESS"' in line:
+                    j = line.find(b'"time":"')
+                    f.write('%s %.6f %d\n' % (line[j + 8:j + 32].decode(), now, i))
 
-    def on_line(i, line, now):
-        s = seq_of(line)
-        if s is None:
-            return
-        lines[0] += 1
-        per_client[i].append(s)
-        if s not in first:
-            first[s] = (now, fix_time(line))
-        last[s] = now
 
-    with open(track, 'rb') as f:
-        data = f.read()
-    # Written in pieces while reading, so a full pipe never blocks the readers.
-    view = memoryview(data)
-    os.set_blocking(w, False)
-    while view:
-        try:
-            view = view[os.write(w, view[:65536]):]
-        except BlockingIOError:
-            r.poll(0.01, on_line)
-    os.close(w)
-    end = time.monotonic() + 600
-    while r.open and time.monotonic() < end:
-        r.poll(0.5, on_line)
-    timed = [(s, a, t) for s, (a, t) in first.items() if t is not None]
-    if not timed:
-        sys.exit('fanout: no events received')
-    t_first_fix = min(t for _, _, t in timed)
-    due = {s: (t - t_first_fix) / speed for s, _, t in timed}
-    t0 = min(a - due[s] for s, a, _ in timed)
-    lat = sorted((last[s] - (t0 + due[s])) * 1000 for s, _, _ in timed)
-    gapless = sum(1 for c in per_client if c and c == list(range(c[0], c[0] + len(c))))
-    complete = sum(1 for c in per_client if len(c) == len(first))
-    span = max(last.values()) - min(a for a, _ in first.values())
-    pct = lambda p: lat[min(len(lat) - 1, int(p * len(lat)))]
+def live(binary, route_path, n, epochs, interval, readers):
+    here = os.path.dirname(os.path.abspath(__file__))
+    scratch = tempfile.mkdtemp(prefix='stepwise-fanout-')
+    cpus = sorted(os.sched_getaffinity(0))
+    reader_cpus = {cpus[-1]} if len(cpus) > 1 else set(cpus)
+    daemon_cpus = set(cpus[:-1]) if len(cpus) > 1 else set(cpus)
+    if os.environ.get('FANOUT_PIN', '1') == '0':
+        # FANOUT_PIN=0: readers and daemon anywhere, to compare.
+        reader_cpus = daemon_cpus = set(cpus)
+    stamps = os.path.join(scratch, 'stamps')
+    feeder = subprocess.Popen(
+        [sys.executable, os.path.join(here, 'longrun.py'), 'paced', str(epochs), str(interval),
+         stamps], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    port = int(feeder.stdout.readline().decode().split('=')[1])
+    sock = os.path.join(scratch, 'fan.sock')
+    os.mkdir(scratch + '/state')
+    daemon = subprocess.Popen(
+        [binary, '--route', route_path, '--quiet', '--socket', sock, '--max-clients',
+         str(n + 10), '--state-dir', scratch + '/state', 'gpsd://127.0.0.1:%d' % port],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        stderr=open(scratch + '/stepwised.err', 'w'),
+        preexec_fn=lambda: os.sched_setaffinity(0, daemon_cpus))
+    per = [n // readers + (1 if k < n % readers else 0) for k in range(readers)]
+    procs = []
+    for k, count in enumerate(per):
+        procs.append(subprocess.Popen(
+            [sys.executable, os.path.abspath(__file__), 'read', sock, str(count),
+             os.path.join(scratch, 'read.%d' % k)], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, preexec_fn=lambda: os.sched_setaffinity(0, reader_cpus)))
+    for p in procs:
+        if p.stdout.readline().strip() != b'ready':
+            sys.exit('fanout: a reader did not get ready')
+    load_before = open('/proc/loadavg').read().split()[:3]
+    ticks0 = cpu_ticks(daemon.pid)
+    feeder.stdin.write(b'go\n')
+    feeder.stdin.flush()
+    if feeder.stdout.readline().strip() != b'done':
+        sys.exit('fanout: the feeder did not finish')
+    time.sleep(1.0)           # the last epoch's deliveries
+    ticks1 = cpu_ticks(daemon.pid)
+    rss, hwm = status_kb(daemon.pid)
+    load_after = open('/proc/loadavg').read().split()[:3]
+    for p in procs:
+        p.stdin.close()
+        p.wait()
+    daemon.terminate()
+    daemon.wait()
+    feeder.kill()
+    feeder.wait()
+    written = {}
+    with open(stamps) as f:
+        for line in f:
+            t, m = line.split()
+            written[t] = float(m)
+    lat = []
+    first = {}
+    last = {}
+    seen = {}
+    for k in range(readers):
+        with open(os.path.join(scratch, 'read.%d' % k)) as f:
+            for line in f:
+                t, m, i = line.split()
+                if t not in written:
+                    continue
+                d = (float(m) - written[t]) * 1000
+                lat.append(d)
+                last[t] = max(last.get(t, d), d)
+                first[t] = min(first.get(t, d), d)
+                seen[t] = seen.get(t, 0) + 1
+    subprocess.call(['rm', '-rf', scratch])
+    if not lat:
+        sys.exit('fanout: no PROGRESS received')
+    lat.sort()
+    worst = sorted(last.values())
+    best = sorted(first.values())
+    spread = sorted(last[t] - first[t] for t in last)
+    pct = lambda a, p: a[min(len(a) - 1, int(p * len(a)))]
+    hz = os.sysconf('SC_CLK_TCK')
     print('clients=%d' % n)
-    print('events=%d' % len(first))
-    print('lines=%d' % lines[0])
-    print('seconds=%.2f' % span)
-    print('lines_per_second=%d' % (lines[0] / span if span > 0 else 0))
-    print('gapless_clients=%d' % gapless)
-    print('complete_clients=%d' % complete)
-    print('latency_p50_ms=%.1f' % pct(0.50))
-    print('latency_p99_ms=%.1f' % pct(0.99))
-    print('latency_max_ms=%.1f' % lat[-1])
+    print('readers=%d' % readers)
+    print('reader_cpus=%s' % ','.join(map(str, sorted(reader_cpus))))
+    print('daemon_cpus=%s' % ','.join(map(str, sorted(daemon_cpus))))
+    print('epochs=%d' % epochs)
+    print('interval_ms=%.0f' % (interval * 1000))
+    print('epochs_delivered=%d' % len(last))
+    print('complete_epochs=%d' % sum(1 for v in seen.values() if v == n))
+    print('deliveries=%d' % len(lat))
+    print('latency_p50_ms=%.2f' % pct(lat, 0.50))
+    print('latency_p99_ms=%.2f' % pct(lat, 0.99))
+    print('latency_max_ms=%.2f' % lat[-1])
+    print('first_p50_ms=%.2f' % pct(best, 0.50))
+    print('first_p99_ms=%.2f' % pct(best, 0.99))
+    print('spread_p50_ms=%.2f' % pct(spread, 0.50))
+    print('spread_p99_ms=%.2f' % pct(spread, 0.99))
+    print('last_p50_ms=%.2f' % pct(worst, 0.50))
+    print('last_p99_ms=%.2f' % pct(worst, 0.99))
+    print('last_max_ms=%.2f' % worst[-1])
+    print('daemon_cpu_s=%.2f' % ((ticks1 - ticks0) / hz))
+    print('daemon_rss_kb=%d' % rss)
+    print('daemon_hwm_kb=%d' % hwm)
+    print('load_before=%s' % ' '.join(load_before))
+    print('load_after=%s' % ' '.join(load_after))
+
+
+def cpu_ticks(pid):
+    with open('/proc/%d/stat' % pid) as f:
+        fields = f.read().rsplit(')', 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
+def status_kb(pid):
+    out = {}
+    with open('/proc/%d/status' % pid) as f:
+        for line in f:
+            k, _, v = line.partition(':')
+            if k in ('VmRSS', 'VmHWM'):
+                out[k] = int(v.split()[0])
+    return out.get('VmRSS', 0), out.get('VmHWM', 0)
 
 
 def main():
     a = sys.argv[1:]
     if len(a) == 4 and a[0] == 'hold':
         hold(a[1], int(a[2]), float(a[3]))
-    elif len(a) == 6 and a[0] == 'replay':
-        replay(a[1], int(a[2]), a[3], a[4], float(a[5]))
+    elif len(a) == 4 and a[0] == 'read':
+        read(a[1], int(a[2]), a[3])
+    elif 4 <= len(a) <= 7 and a[0] == 'live':
+        live(a[1], a[2], int(a[3]), int(a[4]) if len(a) > 4 else 1000,
+             float(a[5]) if len(a) > 5 else 0.04, int(a[6]) if len(a) > 6 else 4)
     else:
         sys.exit(__doc__)
 

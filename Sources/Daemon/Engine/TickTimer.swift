@@ -6,9 +6,12 @@ import Dispatch
 ///
 /// Nothing exists while no deadline is set, so an idle daemon does not wake up.
 ///
-/// Each deadline is a one-shot `DispatchSourceTimer` on the timer's queue, cancelled when the
-/// deadline moves or is cleared. (A timer left scheduled at `.distantFuture` still made
-/// libdispatch's manager thread re-program its `timerfd` once a second.)
+/// The deadline is a one-shot `DispatchSourceTimer` on the timer's queue, scheduled again when
+/// the deadline moves and cancelled when it is cleared. (A timer left scheduled at
+/// `.distantFuture` still made libdispatch's manager thread re-program its `timerfd` once a
+/// second.) Live, every fix moves the deadline: one source for the whole run, not one per fix,
+/// whose creation and asynchronous release cost half a dozen allocations on three threads and
+/// let the heap's fragmentation grow with uptime.
 public final class TickTimer: @unchecked Sendable {
   // Invariant: `timer` and `armed` are touched only by the engine's task (through `arm` and
   // `cancel`), one input at a time; the timer's handler only yields into `inputs`, which is
@@ -33,17 +36,22 @@ public final class TickTimer: @unchecked Sendable {
     guard deadline != armed else { return }
     armed = deadline
     armings += 1
-    timer?.cancel()
-    timer = nil
-    guard let deadline else { return }
+    guard let deadline else {
+      timer?.cancel()
+      timer = nil
+      return
+    }
     // A millisecond late, so the fix clock has surely reached the deadline when it fires.
     let delay = max(0, deadline - now) + 0.001
+    let when = DispatchTime.now() + .nanoseconds(Int(min(delay, 86_400) * 1e9))
+    if let t = timer {
+      t.schedule(deadline: when, repeating: .never, leeway: .milliseconds(1))
+      return
+    }
     let t = DispatchSource.makeTimerSource(queue: queue)
     let inputs = self.inputs
     t.setEventHandler { @Sendable in inputs.yield(.tick) }
-    t.schedule(
-      deadline: .now() + .nanoseconds(Int(min(delay, 86_400) * 1e9)), repeating: .never,
-      leeway: .milliseconds(1))
+    t.schedule(deadline: when, repeating: .never, leeway: .milliseconds(1))
     t.activate()
     timer = t
   }

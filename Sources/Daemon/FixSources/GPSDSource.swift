@@ -34,6 +34,10 @@ public struct GPSDSource: FixSource {
   public var staleCycles = 3.0
   public var minimumStaleSeconds = 3.0
   public var backoff = ReconnectBackoff()
+  /// Fixes handed to the engine and not handled yet beyond which the source stops reading gpsd
+  /// until the engine is down to half of them: behind a stalled engine, or a gpsd that delivers
+  /// faster than it guides, fixes wait in the socket instead of piling up in memory.
+  public var maximumBacklog = 64
 
   public var isLive: Bool { true }
   public var name: String { address.description }
@@ -295,6 +299,7 @@ public struct GPSDSource: FixSource {
     mutating func yield(_ fix: Fix) {
       report.epochs += 1
       if fix.isValid { report.fixes += 1 }
+      inputs.waitForRoom(limit: source.maximumBacklog, stop: stop)
       inputs.yield(.fix(fix))
     }
 
