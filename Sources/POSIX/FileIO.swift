@@ -180,7 +180,9 @@ private let temporaryFileSerial = Atomic<UInt64>(0)
 /// Each call has a temporary file of its own, `NAME.tmp.SERIAL.PID` (created with `O_EXCL`):
 /// two writes of one file at once, from two threads, each rename a whole file, never one
 /// another's or a file both wrote into. Which of them lands last is the callers' to order.
-public func writeFileAtomically(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o644) throws {
+public func writeFileAtomically(
+  _ path: String, _ bytes: [UInt8], mode: mode_t = 0o644
+) throws(SystemError) {
   let serial = temporaryFileSerial.wrappingAdd(1, ordering: .relaxed).oldValue
   let tmp = path + ".tmp.\(serial).\(getpid())"
   let fd = try replaceFile(path, through: tmp, O_EXCL, bytes, mode: mode)
@@ -201,10 +203,21 @@ public func writeFileAtomically(_ path: String, _ bytes: [UInt8], mode: mode_t =
 /// - Returns: The descriptor of the new file; the caller closes it.
 /// - Throws: A ``SystemError`` from `open`, `write`, `fsync` or `rename`; the old file is then
 ///   unchanged.
-public func rewriteFile(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o600) throws -> Int32 {
+public func rewriteFile(
+  _ path: String, _ bytes: [UInt8], mode: mode_t = 0o600
+) throws(SystemError) -> Int32 {
   let fd = try replaceFile(path, through: path + ".tmp", O_TRUNC, bytes, mode: mode)
   syncDirectory(of: path)
   return fd
+}
+
+/// Waits until the data written to `fd` is on disk.
+///
+/// The corresponding C function is `fdatasync`.
+///
+/// - Throws: A ``SystemError`` naming `subject`.
+public func dataSync(_ fd: Int32, subject: String) throws(SystemError) {
+  if fdatasync(fd) != 0 { throw SystemError(errno: errno, function: "fdatasync", subject: subject) }
 }
 
 /// Writes `bytes` to a new file `tmp` (opened with `O_CREAT` and `creation`), syncs it and

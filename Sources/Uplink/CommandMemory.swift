@@ -59,7 +59,7 @@ public final class CommandMemory {
   public func remember(_ key: String) -> Bool {
     let k = Self.stored(key)
     keep(k)
-    do {
+    do throws(SystemError) {
       if fileLines + 1 >= Self.compactionFactor * capacity {
         try rewrite()
       } else {
@@ -67,16 +67,12 @@ public final class CommandMemory {
         line.append(0x0A)
         try writeAll(fd, line, subject: path)
         fileLines += 1
-        if fdatasync(fd) != 0 {
-          throw SystemError(errno: errno, function: "fdatasync", subject: path)
-        }
+        try dataSync(fd, subject: path)
       }
       failure = nil
       return true
-    } catch let e as SystemError {
-      failure = e
-      return false
     } catch {
+      failure = error
       return false
     }
   }
@@ -103,7 +99,7 @@ public final class CommandMemory {
   }
 
   /// Writes the kept ids to a new file and renames it over the old one.
-  private func rewrite() throws {
+  private func rewrite() throws(SystemError) {
     var bytes: [UInt8] = []
     for k in order {
       bytes.append(contentsOf: JSONWriter.string(.string(k)).utf8)

@@ -110,7 +110,7 @@ public final class Journal {
   /// next call).
   @discardableResult
   public func sync(durable: Bool = true) -> Bool {
-    do {
+    do throws(SystemError) {
       let threshold = max(
         min(Self.compactionMinimum, ledger.capacity), Self.compactionFactor * ledger.liveBytes)
       if fileBytes + buffer.count > threshold {
@@ -124,23 +124,19 @@ public final class Journal {
         unsynced = true
       }
       if durable && unsynced {
-        if fdatasync(fd) != 0 {
-          throw SystemError(errno: errno, function: "fdatasync", subject: path)
-        }
+        try dataSync(fd, subject: path)
         unsynced = false
       }
       failure = nil
       return true
-    } catch let e as SystemError {
-      failure = e
-      return false
     } catch {
+      failure = error
       return false
     }
   }
 
   /// Writes the live records to a new file and renames it over the journal.
-  private func rewrite() throws {
+  private func rewrite() throws(SystemError) {
     var bytes: [UInt8] = []
     bytes.reserveCapacity(ledger.liveBytes)
     for e in ledger.live { JournalRecord.message(e).encode(into: &bytes) }
@@ -150,7 +146,7 @@ public final class Journal {
     fileBytes = bytes.count
   }
 
-  private func write(_ bytes: [UInt8]) throws {
+  private func write(_ bytes: [UInt8]) throws(SystemError) {
     try writeAll(fd, bytes, subject: path)
   }
 }
