@@ -119,7 +119,9 @@ public struct WatchView: Sendable {
         + "\(n("distanceRemaining")) m to go"
         + (o["onRoute"]?.boolValue == false ? " (off route)" : "")
     case "OFFROUTE":
-      body = "\(n("distance")) m from the route"
+      body =
+        "\(n("distance")) m from the route"
+        + (o["reason"]?.stringValue == "wrongWay" ? ", the wrong way" : "")
     case "ARRIVED":
       body = "\(n("distance")) m from the end of the route"
     case "GPS", "SOURCE", "REROUTE":

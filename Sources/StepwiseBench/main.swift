@@ -313,7 +313,7 @@ case ("phrase", 2), ("phrase", 3):
     }
     let t2 = clock.now
     let calls = Double(max(1, reps * messages.count))
-    print("\(language.rawValue)_prompts=\(messages.count)")
+    print("\(language.rawValue)_announcements=\(messages.count)")
     print("\(language.rawValue)_text_bytes=\(bytes)")
     print("\(language.rawValue)_speech_seconds=\(speech)")
     print("\(language.rawValue)_text_ns_per_call=\(Int(seconds(t1 - t0) / calls * 1e9))")
