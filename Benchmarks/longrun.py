@@ -289,6 +289,28 @@ def status_kb(pid):
     return out.get('VmRSS', 0), out.get('VmHWM', 0), out.get('RssAnon', 0), out.get('RssFile', 0)
 
 
+GLIBC_HEAP = 64 << 20   # HEAP_MAX_SIZE on 64-bit: every arena but the main one is one such heap
+
+
+def arenas(pid):
+    """The process's glibc arenas besides the main one: mappings that start on a 64 MiB
+    boundary, readable and writable, followed by the reserved (---p) rest of the same 64 MiB."""
+    try:
+        with open('/proc/%d/maps' % pid) as f:
+            rows = [line.split()[:2] for line in f]
+    except OSError:
+        return -1
+    spans = [(int(r[0].split('-')[0], 16), int(r[0].split('-')[1], 16), r[1]) for r in rows]
+    count = 0
+    for (lo, hi, perms), nxt in zip(spans, spans[1:] + [(0, 0, '')]):
+        if lo % GLIBC_HEAP or not perms.startswith('rw'):
+            continue
+        if hi - lo == GLIBC_HEAP or (nxt[0] == hi and nxt[2].startswith('---')
+                                     and nxt[1] - lo == GLIBC_HEAP):
+            count += 1
+    return count
+
+
 def cpu_seconds(pid):
     try:
         with open('/proc/%d/stat' % pid) as f:
@@ -472,6 +494,7 @@ def run(args):
     seconds = time.monotonic() - t_start
     rss, hwm, anon, mapped = status_kb(daemon.pid)
     cpu = cpu_seconds(daemon.pid)
+    extra_arenas = arenas(daemon.pid)
     samples.append((progress, rss, hwm, anon, mapped))
     stay_lines = closed = 0
     if stayers is not None:
@@ -520,6 +543,7 @@ def run(args):
         print('anon_kb_%s=%d' % (name, at(fr)[3]))
         print('file_kb_%s=%d' % (name, at(fr)[4]))
     print('hwm_kb_end=%d' % samples[-1][2])
+    print('extra_arenas=%d' % extra_arenas)
     print('rss_slope_kb_per_100k=%.1f' % slope)
     print('samples=%s' % ' '.join('%d:%d' % (s[0], s[1]) for s in samples))
     print('daemon_status=%s' % ended)

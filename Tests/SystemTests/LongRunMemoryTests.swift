@@ -60,6 +60,9 @@ struct LongRunMemoryTests {
     #expect(Int(v["churn_completed"] ?? "") ?? 0 > 0, "subscribers that read their events and left")
     #expect(Int(v["stay_lines"] ?? "") ?? 0 >= Self.epochs)
     guard Self.sanitizer == nil else { return }
+    // Every thread Dispatch starts would otherwise get a glibc arena of its own, each keeping
+    // free memory resident (HeapRelease.configureForLongRunning).
+    #expect(v["extra_arenas"] == "0", "glibc arenas besides the main one")
     let quarter = try #require(Int(v["rss_kb_25"] ?? ""))
     let end = try #require(Int(v["rss_kb_100"] ?? ""))
     #expect(quarter > 0)
