@@ -301,8 +301,8 @@ public enum DriveSimulator {
 
 /// The route as one polyline with distances, for the simulator.
 struct Path {
-  let points: [Coordinate]
-  let cumulative: [Double]
+  /// The route's points, one after another, and the distances along them.
+  let line: Polyline
   let turns: [(at: Double, angle: Double)]
   /// Distance along the route where each step ends, and the step's transport type.
   let stepEnds: [(at: Double, mode: TransportType)]
@@ -310,7 +310,7 @@ struct Path {
   /// after it the cut runs, metres.
   let cuts: [(at: Double, half: Double)]
 
-  var length: Double { cumulative[cumulative.count - 1] }
+  var length: Double { line.length }
 
   /// How the route is travelled at `s` metres.
   func mode(at s: Double) -> TransportType {
@@ -328,11 +328,11 @@ struct Path {
       }
       ends.append(pts.count - 1)
     }
-    if pts.count == 1 { pts.append(pts[0]) }
-    var cum = [0.0]
-    for i in 1..<pts.count { cum.append(cum[i - 1] + pts[i - 1].distance(to: pts[i])) }
-    points = pts
-    cumulative = cum
+    // Consecutive points are already 1 cm apart or more, so the line keeps every one of them and
+    // `ends` stay its indices.
+    line = Polyline(pts)
+    let cum = line.cumulative
+    pts = line.points
     var turns: [(Double, Double)] = []
     // Every vertex with a real change of direction slows the vehicle, not only maneuvers.
     for i in 1..<(pts.count - 1) {
@@ -399,28 +399,9 @@ struct Path {
     return cuts[lo]
   }
 
-  func index(at s: Double) -> Int {
-    var lo = 0
-    var hi = cumulative.count - 1
-    while hi - lo > 1 {
-      let mid = (lo + hi) / 2
-      if cumulative[mid] <= s { lo = mid } else { hi = mid }
-    }
-    return lo
-  }
+  func point(at s: Double) -> Coordinate { line.point(at: s) }
 
-  func point(at s: Double) -> Coordinate {
-    let i = index(at: s)
-    let len = cumulative[i + 1] - cumulative[i]
-    guard len > 0 else { return points[i] }
-    return points[i].interpolated(
-      to: points[i + 1], fraction: min(1, max(0, (s - cumulative[i]) / len)))
-  }
-
-  func bearing(at s: Double) -> Double {
-    let i = min(index(at: s), points.count - 2)
-    return points[i].bearing(to: points[i + 1])
-  }
+  func bearing(at s: Double) -> Double { line.bearing(at: s) }
 
   func nextTurn(after s: Double) -> (at: Double, angle: Double)? {
     // Turns are few; a linear scan from a binary-searched start keeps this cheap.
@@ -448,12 +429,6 @@ struct Path {
 
   /// Distance from `p` to the route within 1 km of `near` (metres along the route).
   func offset(of p: Coordinate, near: Double) -> Double {
-    var best = Double.infinity
-    var i = index(at: max(0, near - 1000))
-    while i < points.count - 1 && cumulative[i] <= near + 1000 {
-      best = min(best, project(p, ontoSegmentFrom: points[i], to: points[i + 1]).distance)
-      i += 1
-    }
-    return best
+    line.locate(p, near: near, within: 1000).offset
   }
 }
