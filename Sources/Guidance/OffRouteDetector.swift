@@ -1,8 +1,7 @@
 /// The evidence for leaving the route and for coming back to it, fix by fix.
 ///
 /// A departure needs `offRouteFixes` consecutive fixes beyond the off-route distance lasting
-/// `offRouteSeconds`, or `wrongWayFixes` consecutive fixes close to the line but moving against
-/// it. A return needs `onRouteFixes` consecutive fixes well inside the distance (hysteresis), so
+/// `offRouteSeconds`, or a wrong way (``WrongWayRule``). A return needs `onRouteFixes` consecutive fixes well inside the distance (hysteresis), so
 /// the state cannot flap. The detector decides; the session matches and speaks.
 struct OffRouteDetector: Sendable {
   let configuration: GuidanceConfiguration
@@ -14,7 +13,6 @@ struct OffRouteDetector: Sendable {
   var travel = 0.0
   private var evidence = 0
   private var since: Double?
-  private var wrongWay = 0
   private var backward: WrongWayRule
   private var returning = 0
   private var lastWarning: Double?
@@ -26,7 +24,7 @@ struct OffRouteDetector: Sendable {
   }
 
   /// Whether fixes away from the route were seen that are not yet enough to leave it.
-  var suspecting: Bool { evidence > 0 || wrongWay > 0 || backward.suspecting }
+  var suspecting: Bool { evidence > 0 || backward.suspecting }
 
   /// A detector for a route that replaces this one: the departures so far keep numbering the
   /// announcement ids, and "off the route" is not said again right after the new route.
@@ -40,7 +38,6 @@ struct OffRouteDetector: Sendable {
   mutating func suspend() {
     evidence = 0
     since = nil
-    wrongWay = 0
     backward.reset()
   }
 
@@ -61,7 +58,8 @@ struct OffRouteDetector: Sendable {
     speed: Double, travelled: Double
   ) -> OffRouteReason? {
     let back = backward.observe(
-      headingError: headingError, speed: speed, travelled: travelled, holding: holding)
+      headingError: headingError, against: against, speed: speed, travelled: travelled,
+      holding: holding)
     if away && !holding {
       evidence += 1
       if since == nil { since = time }
@@ -69,16 +67,11 @@ struct OffRouteDetector: Sendable {
       evidence = 0
       since = nil
     }
-    if against {
-      wrongWay += 1
-    } else if !holding {
-      wrongWay = 0
-    }
     let enough =
       evidence >= configuration.offRouteFixes
       && time - (since ?? time) >= configuration.offRouteSeconds
     if enough { return .distance }
-    return wrongWay >= configuration.wrongWayFixes || back ? .wrongWay : nil
+    return back ? .wrongWay : nil
   }
 
   /// Records a departure at `time`, the vehicle last matched at `distanceAlong`; returns

@@ -7,11 +7,16 @@ public enum OffRouteReason: String, Sendable, Hashable, CaseIterable {
   case wrongWay
 }
 
-/// Driving back along the route: a trusted course opposite the matched segment's bearing, kept
-/// up over a distance.
+/// Driving back along the route: a course against the matched segment's bearing, kept up.
 ///
 /// A vehicle that turned round on the route's road stays inside the off-route distance, so only
-/// its course tells. The rule needs `wrongWayOppositeFixes` fixes whose course, at
+/// its course tells. Either of two clauses is enough.
+///
+/// *Slow or oblique:* `wrongWayFixes` fixes in a row, close to the route, whose course lies more
+/// than `wrongWayDegrees` off it, at any speed; a fix that says nothing (standing, dead reckoning)
+/// neither counts nor breaks the row.
+///
+/// *At speed, sooner:* the rule needs `wrongWayOppositeFixes` fixes whose course, at
 /// `wrongWayMinimumSpeed` or more, lies more than `wrongWayOppositeDegrees` off the segment they
 /// matched, and `wrongWayDistance` metres driven since the first of them. Fixes in between that
 /// say nothing clear (a corner, where the match falls on a segment across the course, or a course
@@ -23,7 +28,9 @@ public enum OffRouteReason: String, Sendable, Hashable, CaseIterable {
 /// fixes over a distance without one along the route in between.
 struct WrongWayRule: Sendable {
   let configuration: GuidanceConfiguration
-  /// Opposite fixes so far.
+  /// Fixes against the route in a row (the slow clause).
+  private var inARow = 0
+  /// Opposite fixes so far (the clause at speed).
   private var opposite = 0
   /// Metres driven since the first of them.
   private var metres = 0.0
@@ -33,10 +40,15 @@ struct WrongWayRule: Sendable {
   }
 
   /// Whether opposite fixes were seen that are not yet enough.
-  var suspecting: Bool { opposite > 0 }
+  var suspecting: Bool { inARow > 0 || opposite > 0 }
 
   /// Clears the evidence.
   mutating func reset() {
+    inARow = 0
+    clearAtSpeed()
+  }
+
+  private mutating func clearAtSpeed() {
     opposite = 0
     metres = 0
   }
@@ -46,17 +58,32 @@ struct WrongWayRule: Sendable {
   /// - Parameters:
   ///   - headingError: degrees between the fix's course and the bearing of the segment it
   ///     matched, `nil` without a trusted course.
+  ///   - against: the fix is close to the route but its course is more than `wrongWayDegrees`
+  ///     off the segment it matched.
   ///   - speed: metres per second.
   ///   - travelled: metres since the previous fix.
   ///   - holding: the fix says nothing either way (standing, dead-reckoned position).
   /// - Returns: whether the vehicle now drives the wrong way.
-  mutating func observe(headingError: Double?, speed: Double, travelled: Double, holding: Bool)
-    -> Bool
-  {
+  mutating func observe(
+    headingError: Double?, against: Bool, speed: Double, travelled: Double, holding: Bool
+  ) -> Bool {
+    if against {
+      inARow += 1
+    } else if !holding {
+      inARow = 0
+    }
+    let slow = inARow >= configuration.wrongWayFixes
+    return atSpeed(headingError: headingError, speed: speed, travelled: travelled, holding: holding)
+      || slow
+  }
+
+  private mutating func atSpeed(
+    headingError: Double?, speed: Double, travelled: Double, holding: Bool
+  ) -> Bool {
     guard !holding else { return false }
     let c = configuration
     if let h = headingError, h < c.rejoinHeadingDegrees {
-      reset()
+      clearAtSpeed()
       return false
     }
     if let h = headingError, speed >= c.wrongWayMinimumSpeed, h > c.wrongWayOppositeDegrees {
