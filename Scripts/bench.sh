@@ -7,7 +7,8 @@
 #   2. Guidance cost per fix against route length (100 ... 1,000,000 points, same geometry).
 #   3. Route loading: a 1,000,000-point document read, parsed, validated and indexed.
 #   4. Daemon footprint with a 100,000-point route, and CPU while idle on a silent gpsd.
-#   5. Fan-out to 500 subscribers on the live gpsd path (Benchmarks/fanout.py live).
+#   5. Fan-out to 500 subscribers on the live gpsd path (Benchmarks/fanout.py live, its readers
+#      Benchmarks/fanout_reader.c built with clang; its Python readers as a cross-check).
 #   6. Fleet uplink over MQTT.
 #   7. A day of 10 Hz fixes through the live gpsd path, subscribers coming and going: RSS
 #      (Benchmarks/longrun.py run).
@@ -434,8 +435,10 @@ are over every delivery (subscribers × epochs).
 last* is, per epoch, the latest delivery minus the earliest: the fan-out itself, one \`send\` per
 subscriber on stepwised's side (most of it in the kernel: the socket buffer and waking the
 reader) and, on the readers' side, their wake-ups and \`recv\`s on one CPU. The Python row uses
-\`fanout.py\`'s own readers (FANOUT_READER=python), a few microseconds of Python per \`recv\`:
-the difference between the rows is the readers' speed, not the daemon's.
+\`fanout.py\`'s own readers (FANOUT_READER=python), a few microseconds of Python per \`recv\`,
+with the same stepwised right after: the readers' speed shows in its first-to-last spread,
+and the goal is judged on the C row. Both rows move with the machine's load (other processes
+on stepwised's or the readers' CPU delay a wake-up by milliseconds).
 
 Goal: p99 at most 5 ms with 500 subscribers: **$fanout_ok**."
 elif want 5; then
