@@ -276,6 +276,7 @@ def live(binary, route_path, n, epochs, interval, readers):
     print('last_p99_ms=%.2f' % pct(worst, 0.99))
     print('last_max_ms=%.2f' % worst[-1])
     print('daemon_cpu_s=%.2f' % ((ticks1 - ticks0) / hz))
+    print('daemon_cpu_us_per_delivery=%.2f' % ((ticks1 - ticks0) / hz * 1e6 / len(lat)))
     print('daemon_rss_kb=%d' % rss)
     print('daemon_hwm_kb=%d' % hwm)
     print('load_before=%s' % ' '.join(load_before))
