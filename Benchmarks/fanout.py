@@ -19,14 +19,22 @@
       guidance, one encoding, the write to 500 sockets, and the reader's wake-up. Prints
       key=value lines: p50/p99/max over every delivery; per epoch, of the first subscriber (the
       path up to the fan-out), of the last, and the spread between them (the fan-out itself).
+      The readers are Benchmarks/fanout_reader.c, compiled with $CC (default clang, else cc)
+      into the scratch directory: it stamps each recv right after it returns. FANOUT_READER=python
+      uses this file's `read` instead, as a cross-check: a few microseconds of Python per recv,
+      which with 500 subscribers on one CPU adds up to milliseconds of the spread.
+      FANOUT_PERF='perf record -g -o FILE' runs that command on stepwised (`-p PID` added)
+      while the epochs are sent.
 
   fanout.py read SOCKET N OUT
-      One reader process of `live`: connects N subscribers, prints `ready` once each has its
+      One reader process of `live` (FANOUT_READER=python; fanout_reader.c takes the same
+      arguments and does the same): connects N subscribers, prints `ready` once each has its
       STATE, then stamps every recv until standard input closes, and writes `TIME MONO` per
       PROGRESS line received to OUT.
 """
 import os
 import selectors
+import signal
 import socket
 import subprocess
 import sys
@@ -166,23 +174,49 @@ def live(binary, route_path, n, epochs, interval, readers):
         stderr=open(scratch + '/stepwised.err', 'w'),
         preexec_fn=lambda: os.sched_setaffinity(0, daemon_cpus))
     per = [n // readers + (1 if k < n % readers else 0) for k in range(readers)]
+    kind = os.environ.get('FANOUT_READER', 'c')
+    if kind == 'python':
+        command = [sys.executable, os.path.abspath(__file__), 'read']
+    elif kind == 'c':
+        command = [compile_reader(here, scratch)]
+    else:
+        sys.exit('fanout: FANOUT_READER is c or python, not %s' % kind)
     procs = []
     for k, count in enumerate(per):
         procs.append(subprocess.Popen(
-            [sys.executable, os.path.abspath(__file__), 'read', sock, str(count),
-             os.path.join(scratch, 'read.%d' % k)], stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, preexec_fn=lambda: os.sched_setaffinity(0, reader_cpus)))
+            command + [sock, str(count), os.path.join(scratch, 'read.%d' % k)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            preexec_fn=lambda: os.sched_setaffinity(0, reader_cpus)))
+
+    def fail(why):
+        # Ends every process this run started, by its own handle, then the run.
+        for p in procs + [daemon, feeder] + ([profiler] if profiler else []):
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        subprocess.call(['rm', '-rf', scratch])
+        sys.exit('fanout: ' + why)
+
+    profiler = None
     for p in procs:
         if p.stdout.readline().strip() != b'ready':
-            sys.exit('fanout: a reader did not get ready')
+            fail('a reader did not get ready')
     load_before = open('/proc/loadavg').read().split()[:3]
+    if os.environ.get('FANOUT_PERF'):
+        # FANOUT_PERF='perf record -g -o FILE': that command on stepwised during the epochs.
+        profiler = subprocess.Popen(os.environ['FANOUT_PERF'].split() + ['-p', str(daemon.pid)])
+        time.sleep(1.0)
     ticks0 = cpu_ticks(daemon.pid)
     feeder.stdin.write(b'go\n')
     feeder.stdin.flush()
     if feeder.stdout.readline().strip() != b'done':
-        sys.exit('fanout: the feeder did not finish')
+        fail('the feeder did not finish (stepwised: %s)'
+             % open(scratch + '/stepwised.err').read().strip().replace('\n', '; '))
     time.sleep(1.0)           # the last epoch's deliveries
     ticks1 = cpu_ticks(daemon.pid)
+    if profiler:
+        profiler.send_signal(signal.SIGINT)
+        profiler.wait()
     rss, hwm = status_kb(daemon.pid)
     load_after = open('/proc/loadavg').read().split()[:3]
     for p in procs:
@@ -223,6 +257,7 @@ def live(binary, route_path, n, epochs, interval, readers):
     hz = os.sysconf('SC_CLK_TCK')
     print('clients=%d' % n)
     print('readers=%d' % readers)
+    print('reader=%s' % kind)
     print('reader_cpus=%s' % ','.join(map(str, sorted(reader_cpus))))
     print('daemon_cpus=%s' % ','.join(map(str, sorted(daemon_cpus))))
     print('epochs=%d' % epochs)
@@ -241,10 +276,24 @@ def live(binary, route_path, n, epochs, interval, readers):
     print('last_p99_ms=%.2f' % pct(worst, 0.99))
     print('last_max_ms=%.2f' % worst[-1])
     print('daemon_cpu_s=%.2f' % ((ticks1 - ticks0) / hz))
+    print('daemon_cpu_us_per_delivery=%.2f' % ((ticks1 - ticks0) / hz * 1e6 / len(lat)))
     print('daemon_rss_kb=%d' % rss)
     print('daemon_hwm_kb=%d' % hwm)
     print('load_before=%s' % ' '.join(load_before))
     print('load_after=%s' % ' '.join(load_after))
+
+
+def compile_reader(here, scratch):
+    """Benchmarks/fanout_reader.c built with $CC (default: clang, else cc) into scratch."""
+    source = os.path.join(here, 'fanout_reader.c')
+    binary = os.path.join(scratch, 'fanout_reader')
+    for cc in ([os.environ['CC']] if os.environ.get('CC') else ['clang', 'cc']):
+        try:
+            if subprocess.call([cc, '-O2', '-o', binary, source]) == 0:
+                return binary
+        except OSError:
+            continue
+    sys.exit('fanout: cannot compile %s (set CC, or FANOUT_READER=python)' % source)
 
 
 def cpu_ticks(pid):

@@ -13,7 +13,8 @@
       client drains its socket. One client; the connection stays open until it leaves.
 
   longrun.py paced EPOCHS INTERVAL STAMPS
-      The same stand-in, paced: waits for a line on standard input, then writes one epoch
+      The same stand-in, paced: waits for a line on standard input (sending a SKY every
+      0.5 s meanwhile, as a receiver without a fix), then writes one epoch
       every INTERVAL seconds, and records in STAMPS, for each epoch, its time and the
       CLOCK_MONOTONIC instant (seconds) just before the next epoch's TPV was written: from then
       on gpsd's client can know the epoch is complete (Benchmarks/fanout.py live measures from there).
@@ -216,6 +217,14 @@ def serve(epochs, port):
 
 def paced(epochs, interval, stamps):
     c = accept_watcher(0)
+    # Until told to go, a SKY every half second, as a receiver without a fix yet: a client that
+    # takes seconds to connect its subscribers must not find gpsd silent (stepwised counts 3 s
+    # of silence from an active device as a lost connection).
+    waiting = selectors.DefaultSelector()
+    waiting.register(sys.stdin, selectors.EVENT_READ)
+    while not waiting.select(0.5):
+        c.sendall(SKY.encode())
+    waiting.close()
     sys.stdin.readline()
     drive = Drive()
     cache = {}
