@@ -34,8 +34,10 @@ public enum WrongWays {
   }
 
   /// The detour of `mistake` on the route of these `steps` (each step's polyline, maneuver k at
-  /// the end of step k), as the daemon publishes a new route. `exitDistances` are the steps'
-  /// metres from a roundabout's entry to the exit it names, where known.
+  /// the end of step k), as the daemon publishes a new route.
+  ///
+  /// `exitDistances` are the steps' metres from a roundabout's entry to the exit it names,
+  /// where known.
   ///
   /// - Throws: ``WrongWayError`` when the router finds no way that leaves the route there.
   public static func detour(

@@ -231,7 +231,9 @@ public enum OSRMImporter {
   }
 
   /// The leg's steps with each `exit roundabout` / `exit rotary` folded into the `roundabout` /
-  /// `rotary` before it (its distance and geometry joined, its own maneuver dropped): one step
+  /// `rotary` before it (its distance and geometry joined, its own maneuver dropped).
+  ///
+  /// One step
   /// that names the exit, as Mapbox gives it. A separate exit step would be announced as a
   /// maneuver of its own, repeating the roundabout's exit where no driver needs telling.
   private static func foldingRoundaboutExits(_ steps: [Step]) -> [Step] {
@@ -248,7 +250,8 @@ public enum OSRMImporter {
       var round = last
       round.exitDistance = last.distance
       round.distance += step.distance
-      round.polyline += step.polyline.first == last.polyline.last ? step.polyline.dropFirst() : step.polyline[...]
+      round.polyline +=
+        step.polyline.first == last.polyline.last ? step.polyline.dropFirst() : step.polyline[...]
       round.flags += step.flags.filter { !last.flags.contains($0) }
       round.classes += step.classes.filter { !last.classes.contains($0) }
       out[out.count - 1] = round
@@ -328,7 +331,8 @@ public enum OSRMImporter {
         legs: [line], writer: context.writer, mode: .automobile, lengths: [distance])
     } else {
       steps = try shiftedSteps(
-        legs.map(foldingRoundaboutExits), writer: context.writer, textLanguage: textLanguage(o, allSteps), mainMode: mainMode)
+        legs.map(foldingRoundaboutExits), writer: context.writer,
+        textLanguage: textLanguage(o, allSteps), mainMode: mainMode)
     }
     let name =
       summaries.isEmpty

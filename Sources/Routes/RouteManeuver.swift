@@ -1,8 +1,8 @@
-/// What a step's maneuver is, in the vocabulary of OSRM v5's `maneuver.type` and
-/// `maneuver.modifier`, when the router said it (Valhalla `type`, OSRM and Mapbox
-/// `maneuver`, GraphHopper `sign`). Guidance words nothing from it: the instructions stay the
-/// text that is said. It tells maneuvers apart that text cannot, such as a roundabout and the
-/// exit it names.
+/// What a step's maneuver is, in the vocabulary of OSRM v5's `maneuver.type` and `modifier`.
+///
+/// Set when the router said it (Valhalla `type`, OSRM and Mapbox `maneuver`, GraphHopper
+/// `sign`). Guidance words nothing from it: the instructions stay the text that is said. It
+/// tells maneuvers apart that text cannot, such as a roundabout and the exit it names.
 public struct RouteManeuver: Sendable, Hashable {
   /// The kind of maneuver (OSRM's `maneuver.type`).
   public enum Kind: String, Sendable, Hashable, CaseIterable {

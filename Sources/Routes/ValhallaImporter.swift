@@ -17,7 +17,8 @@ public import JSON
 /// 3. Several legs (intermediate `break` locations): the arrive maneuver that ends a leg other
 ///    than the last becomes a step with `waypoint` n (1-based, n = the leg's number). The next
 ///    leg's depart maneuver gets no step of its own: by rule 2 its shape is the approach of that
-///    leg's first real maneuver. A route of L legs and M maneuvers has M − L + 1 steps.
+///    leg's first real maneuver. A route of L legs and M maneuvers has M − L + 1 steps, less
+///    one per roundabout (rule 6).
 /// 4. Ferries: a stretch is a ferry crossing when its maneuver has `ferry: true`, type 28
 ///    (enter ferry) or `travel_type: "ferry"`. That step is `transit` and carries the notice
 ///    "Ferry crossing" (Korean "페리 구간입니다"). The step that leads to the ferry keeps its
@@ -27,6 +28,10 @@ public import JSON
 ///    run of consecutive steps that carry it, not repeated on each of them. Several notices are
 ///    joined ("Toll road; Tunnel"). The text is Korean when `trip.language` starts with "ko" and
 ///    English otherwise.
+/// 6. Roundabouts: an exit maneuver (type 27) right after a roundabout (type 26) is folded into
+///    it: the roundabout's stretch runs on to the next maneuver and its step carries the length
+///    of the way round as `maneuver.exitDistance`; "Exit the roundabout onto …" is dropped.
+///    Every step's `maneuver` is its Valhalla type in OSRM's words (``instructionStep(type:names:)``).
 ///
 /// Route fields: `name` is the first street name of the two longest maneuvers with names,
 /// in route order, joined by ", " (or "Valhalla route"); `distance`, `expectedTravelTime`,
@@ -372,7 +377,9 @@ public enum ValhallaImporter {
   }
 
   /// The leg's maneuvers with each exit-roundabout maneuver (type 27) folded into the
-  /// roundabout (type 26) before it: one maneuver that names the exit, whose stretch runs round
+  /// roundabout (type 26) before it.
+  ///
+  /// One maneuver that names the exit, whose stretch runs round
   /// the roundabout and on to the next maneuver. Valhalla's separate "Exit the roundabout"
   /// repeats what the roundabout already said, at a point no driver needs telling.
   private static func foldingRoundaboutExits(_ maneuvers: [Maneuver]) -> [Maneuver] {

@@ -22,8 +22,9 @@ import Testing
   }
 
   /// Valhalla's maneuvers of leg `leg`: type, length in metres, exit count.
-  static func maneuvers(_ value: JSONValue, leg: Int = 0) -> [(type: Int, metres: Double, exit: Int?)]
-  {
+  static func maneuvers(_ value: JSONValue, leg: Int = 0) -> [(
+    type: Int, metres: Double, exit: Int?
+  )] {
     let trip = value["trip"]
     let perUnit = trip?["units"]?.stringValue == "miles" ? 1609.344 : 1000
     return (trip?["legs"]?[leg]?["maneuvers"]?.arrayValue ?? []).map {
@@ -124,7 +125,8 @@ import Testing
     let roundabouts = steps.filter { $0.maneuver?.kind == .roundabout }
     #expect(!signs.isEmpty)
     #expect(
-      roundabouts.map(\.maneuver?.exit) == signs.map { $0["exit_number"]?.doubleValue.map { Int($0) } })
+      roundabouts.map(\.maneuver?.exit)
+        == signs.map { $0["exit_number"]?.doubleValue.map { Int($0) } })
     #expect(steps[0].maneuver?.kind == .depart)
   }
 
@@ -140,7 +142,10 @@ import Testing
     #expect(streamed?.routes[0].steps.map(\.maneuver) == doc.routes[0].steps.map(\.maneuver))
     // A document written before the field existed.
     let old = try NativeRouteFormat.decode(
-      Array(try String(contentsOfFile: repositoryFile("Tests/Fixtures/routes/example.json"), encoding: .utf8).utf8))
+      Array(
+        try String(
+          contentsOfFile: repositoryFile("Tests/Fixtures/routes/example.json"), encoding: .utf8
+        ).utf8))
     #expect(old.routes[0].steps.allSatisfy { $0.maneuver == nil })
   }
 
@@ -160,7 +165,8 @@ import Testing
   /// naming the exit, and no announcement tells the driver to exit a roundabout.
   @Test(arguments: [Language.en, .ko])
   func noAnnouncementSaysExitTheRoundaboutAfterARoundabout(_ language: Language) throws {
-    let file = language == .en ? "li_car_long_roundabouts.en-mi.json" : "li_car_long_roundabouts.ko.json"
+    let file =
+      language == .en ? "li_car_long_roundabouts.en-mi.json" : "li_car_long_roundabouts.ko.json"
     let (_, doc) = try Self.valhalla(file)
     var o = Simulation.DriveOptions()
     o.noise = 3
