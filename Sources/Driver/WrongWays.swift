@@ -18,6 +18,9 @@ public enum WrongWays {
   /// leaves it.
   static let minimumOffset = 25.0
   static let checkAfter = 150.0
+  /// Metres from a roundabout's entry to its exit where the route does not say (a route
+  /// published over the socket carries no maneuvers): about half way round a town roundabout.
+  static let unknownExitDistance = 40.0
 
   /// The detour of `mistake` (a missed turn or a wrong roundabout exit) on `route`.
   ///
@@ -27,16 +30,19 @@ public enum WrongWays {
   ) throws(WrongWayError) -> Detour {
     try detour(
       mistake, steps: route.steps.map { Array($0.polyline) }, transportType: route.transportType,
-      router: router)
+      router: router, exitDistances: route.steps.map { $0.maneuver?.exitDistance })
   }
 
   /// The detour of `mistake` on the route of these `steps` (each step's polyline, maneuver k at
   /// the end of step k), as the daemon publishes a new route.
   ///
+  /// `exitDistances` are the steps' metres from a roundabout's entry to the exit it names,
+  /// where known.
+  ///
   /// - Throws: ``WrongWayError`` when the router finds no way that leaves the route there.
   public static func detour(
     _ mistake: DrivingMistake, steps: [[Coordinate]], transportType: TransportType,
-    router: RouterClient
+    router: RouterClient, exitDistances: [Double?] = []
   ) throws(WrongWayError) -> Detour {
     let points = steps.flatMap { $0 }
     let line = Polyline(points)
@@ -63,8 +69,11 @@ public enum WrongWays {
       throw WrongWayError(description: "\(mistake): the route has maneuvers 1…\(ends.count - 2)")
     }
     let at = ends[step]
-    // A roundabout's step ends at its entry; the next one goes round to the exit.
-    let exit = roundabout ? ends[step + 1] : at
+    // A roundabout's step ends at its entry; the next one goes round to the exit and on to
+    // the next maneuver.
+    let exitDistance =
+      (exitDistances.indices.contains(step) ? exitDistances[step] : nil) ?? unknownExitDistance
+    let exit = roundabout ? min(ends[step + 1], at + exitDistance) : at
     let window = roundabout ? (at - 10)...(exit + 8) : (at - 30)...(at + 30)
     let toward = line.point(at: exit)
     let incoming = line.bearing(at: max(0, at - 5))

@@ -141,13 +141,14 @@ public enum GraphHopperImporter {
     for (i, v) in values.enumerated() {
       instructions.append(try instruction(v, "\(ip)[\(i)]", pointCount: points.count))
     }
+    instructions = foldingRoundaboutExits(instructions)
     let textLanguage = RouteImportSupport.detectLanguage(instructions.map(\.text))
     let viaCount = instructions.filter { $0.sign == 5 }.count
 
     var steps = [
       RouteStep(
         instructions: "", distance: 0, transportType: .automobile,
-        polyline: [points[instructions[0].first]])
+        polyline: [points[instructions[0].first]], maneuver: RouteManeuver(kind: .depart))
     ]
     var previousFlags: [RouteImportSupport.Notice] = []
     var leg = 0
@@ -184,7 +185,7 @@ public enum GraphHopperImporter {
           notice: RouteImportSupport.noticeText(flags, previous: previousFlags, language: language),
           distance: stretch.distance,
           transportType: flags.contains(.ferry) ? .transit : .automobile, polyline: polyline,
-          waypoint: isVia ? leg + 1 : nil))
+          waypoint: isVia ? leg + 1 : nil, maneuver: RouteManeuver(instructionStep(maneuver))))
       previousFlags = flags
       k += 1
       if isVia {
@@ -232,6 +233,23 @@ public enum GraphHopperImporter {
       distance: try R.nonNegative(R.require(o, "distance", p), R.join(p, "distance")),
       first: first, last: last, exitNumber: try R.optional(o, "exit_number", p, R.integer),
       heading: try R.optional(o, "heading", p, R.number), path: p)
+  }
+
+  /// The instructions with a `LEAVE_ROUNDABOUT` (sign −6, which GraphHopper reserves) folded
+  /// into the `USE_ROUNDABOUT` (sign 6) before it: the roundabout names its exit, and leaving
+  /// it is no maneuver of its own.
+  private static func foldingRoundaboutExits(_ instructions: [Instruction]) -> [Instruction] {
+    var out: [Instruction] = []
+    out.reserveCapacity(instructions.count)
+    for i in instructions {
+      guard i.sign == -6, let last = out.last, last.sign == 6 else {
+        out.append(i)
+        continue
+      }
+      out[out.count - 1].distance += i.distance
+      out[out.count - 1].last = max(last.last, i.last)
+    }
+    return out
   }
 
   /// A GraphHopper instruction `sign` in OSRM's vocabulary, for the instruction writer.

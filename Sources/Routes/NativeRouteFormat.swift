@@ -53,6 +53,7 @@ public enum NativeRouteFormat {
         o.append("distance", .number(rounded(step.distance, 0.01)))
         o.append("transportType", .string(step.transportType.rawValue))
         if let w = step.waypoint { o.append("waypoint", .number(Double(w))) }
+        if let m = step.maneuver { o.append("maneuver", maneuver(m)) }
         o.append(
           "polyline",
           .array(
@@ -83,6 +84,15 @@ public enum NativeRouteFormat {
         ("source", place(doc.source)), ("destination", place(doc.destination)),
         ("routes", .array(routes)),
       ]))
+  }
+
+  private static func maneuver(_ m: RouteManeuver) -> JSONValue {
+    var o = JSONObject()
+    o.append("type", .string(m.kind.rawValue))
+    if let modifier = m.modifier { o.append("modifier", .string(modifier.rawValue)) }
+    if let exit = m.exit { o.append("exit", .number(Double(exit))) }
+    if let d = m.exitDistance { o.append("exitDistance", .number(rounded(d, 0.01))) }
+    return .object(o)
   }
 
   /// Rounds to a multiple of `step` (a power of ten), dividing last so the result is the double
@@ -214,6 +224,10 @@ struct Reader {
         }
         waypoint = waypointCount
       }
+      var maneuver: RouteManeuver?
+      if let m = so["maneuver"], m != .null {
+        maneuver = try self.maneuver(m, R.join(sp, "maneuver"))
+      }
       if i == 0 {
         guard d == 0, instructions.isEmpty else {
           throw RouteDocumentError(
@@ -242,11 +256,48 @@ struct Reader {
       steps.append(
         RouteStep(
           instructions: instructions, notice: notice, distance: d, transportType: t,
-          polyline: polyline, waypoint: waypoint))
+          polyline: polyline, waypoint: waypoint, maneuver: maneuver))
     }
     return Route(
       name: name, distance: distance, expectedTravelTime: time, transportType: transport,
       hasTolls: hasTolls, hasHighways: hasHighways, advisoryNotices: advisories, steps: steps)
+  }
+
+  /// A step's `maneuver`: OSRM's type and modifier words, the exit number and where it is.
+  func maneuver(_ v: JSONValue, _ path: String) throws(RouteDocumentError) -> RouteManeuver {
+    let o = try R.object(v, path)
+    let tp = R.join(path, "type")
+    let type = try R.string(R.require(o, "type", path), tp)
+    guard let kind = RouteManeuver.Kind(rawValue: type) else {
+      throw RouteDocumentError(
+        .invalidValue, path: tp,
+        "unknown maneuver type '\(type)' (expected one of "
+          + RouteManeuver.Kind.allCases.map(\.rawValue).joined(separator: ", ") + ")")
+    }
+    var maneuver = RouteManeuver(kind: kind)
+    if let mv = o["modifier"], mv != .null {
+      let mp = R.join(path, "modifier")
+      let text = try R.string(mv, mp)
+      guard let modifier = RouteManeuver.Modifier(rawValue: text) else {
+        throw RouteDocumentError(
+          .invalidValue, path: mp,
+          "unknown maneuver modifier '\(text)' (expected one of "
+            + RouteManeuver.Modifier.allCases.map(\.rawValue).joined(separator: ", ") + ")")
+      }
+      maneuver.modifier = modifier
+    }
+    if let ev = o["exit"], ev != .null {
+      let ep = R.join(path, "exit")
+      let exit = try R.integer(ev, ep)
+      guard exit >= 1 else {
+        throw RouteDocumentError(.invalidValue, path: ep, "exit numbers start at 1 (found \(exit))")
+      }
+      maneuver.exit = exit
+    }
+    if let dv = o["exitDistance"], dv != .null {
+      maneuver.exitDistance = try R.nonNegative(dv, R.join(path, "exitDistance"))
+    }
+    return maneuver
   }
 
   func formatMetres(_ m: Double) -> String {

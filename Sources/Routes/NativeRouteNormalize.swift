@@ -57,6 +57,13 @@ extension NativeRouteFormat {
         }
         var s = step
         s.distance = d
+        if let m = step.maneuver {
+          if let exit = m.exit, exit < 1 { return nil }
+          if let e = m.exitDistance {
+            guard let rounded = length(e, 0.01) else { return nil }
+            s.maneuver?.exitDistance = rounded
+          }
+        }
         steps.append(s)
       }
       var r = route

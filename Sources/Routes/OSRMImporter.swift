@@ -226,6 +226,37 @@ public enum OSRMImporter {
     var polyline: [Coordinate]
     var classes: [String]
     var path: String
+    /// For a roundabout whose exit step was folded into it: the length of the way round.
+    var exitDistance: Double?
+  }
+
+  /// The leg's steps with each `exit roundabout` / `exit rotary` folded into the `roundabout` /
+  /// `rotary` before it (its distance and geometry joined, its own maneuver dropped).
+  ///
+  /// One step
+  /// that names the exit, as Mapbox gives it. A separate exit step would be announced as a
+  /// maneuver of its own, repeating the roundabout's exit where no driver needs telling.
+  private static func foldingRoundaboutExits(_ steps: [Step]) -> [Step] {
+    var out: [Step] = []
+    out.reserveCapacity(steps.count)
+    for step in steps {
+      guard RouteManeuver.Kind(osrmType: step.instruction.type).exitsRoundabout,
+        let last = out.last, RouteManeuver.Kind(osrmType: last.instruction.type).entersRoundabout,
+        last.exitDistance == nil
+      else {
+        out.append(step)
+        continue
+      }
+      var round = last
+      round.exitDistance = last.distance
+      round.distance += step.distance
+      round.polyline +=
+        step.polyline.first == last.polyline.last ? step.polyline.dropFirst() : step.polyline[...]
+      round.flags += step.flags.filter { !last.flags.contains($0) }
+      round.classes += step.classes.filter { !last.classes.contains($0) }
+      out[out.count - 1] = round
+    }
+    return out
   }
 
   private static func route(_ value: JSONValue, _ path: String, _ context: inout Context)
@@ -300,7 +331,8 @@ public enum OSRMImporter {
         legs: [line], writer: context.writer, mode: .automobile, lengths: [distance])
     } else {
       steps = try shiftedSteps(
-        legs, writer: context.writer, textLanguage: textLanguage(o, allSteps), mainMode: mainMode)
+        legs.map(foldingRoundaboutExits), writer: context.writer,
+        textLanguage: textLanguage(o, allSteps), mainMode: mainMode)
     }
     let name =
       summaries.isEmpty
@@ -384,7 +416,7 @@ public enum OSRMImporter {
         steps.append(
           RouteStep(
             instructions: "", distance: 0, transportType: first.mode ?? mainMode,
-            polyline: [first.polyline[0]]))
+            polyline: [first.polyline[0]], maneuver: RouteManeuver(first.instruction)))
       }
       let isLastLeg = l == legs.count - 1
       for k in 1..<leg.count {
@@ -418,10 +450,12 @@ public enum OSRMImporter {
         previousFlags = stretch.flags
         let mode: TransportType =
           stretch.flags.contains(.ferry) ? .transit : (stretch.mode ?? mainMode)
+        var kind = RouteManeuver(maneuver.instruction)
+        kind.exitDistance = maneuver.exitDistance
         steps.append(
           RouteStep(
             instructions: text, notice: notice, distance: stretch.distance, transportType: mode,
-            polyline: polyline, waypoint: waypoint))
+            polyline: polyline, waypoint: waypoint, maneuver: kind))
       }
     }
     return steps

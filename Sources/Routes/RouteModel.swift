@@ -38,19 +38,24 @@ public struct RouteStep: Sendable, Equatable {
   public var polyline: RoutePolyline
   /// When this step's maneuver is the arrival at an intermediate waypoint, its 1-based number.
   public var waypoint: Int?
+  /// What the maneuver is, when the router said it.
+  public var maneuver: RouteManeuver?
 
   public init(
     instructions: String, notice: String? = nil, distance: Double,
-    transportType: TransportType, polyline: [Coordinate], waypoint: Int? = nil
+    transportType: TransportType, polyline: [Coordinate], waypoint: Int? = nil,
+    maneuver: RouteManeuver? = nil
   ) {
     self.init(
       instructions: instructions, notice: notice, distance: distance,
-      transportType: transportType, polyline: RoutePolyline(polyline), waypoint: waypoint)
+      transportType: transportType, polyline: RoutePolyline(polyline), waypoint: waypoint,
+      maneuver: maneuver)
   }
 
   public init(
     instructions: String, notice: String? = nil, distance: Double,
-    transportType: TransportType, polyline: RoutePolyline, waypoint: Int? = nil
+    transportType: TransportType, polyline: RoutePolyline, waypoint: Int? = nil,
+    maneuver: RouteManeuver? = nil
   ) {
     self.instructions = instructions
     self.notice = notice
@@ -58,6 +63,7 @@ public struct RouteStep: Sendable, Equatable {
     self.transportType = transportType
     self.polyline = polyline
     self.waypoint = waypoint
+    self.maneuver = maneuver
   }
 
   /// Whether this is a departure step (0 m, no instructions).

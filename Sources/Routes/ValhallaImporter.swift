@@ -17,7 +17,8 @@ public import JSON
 /// 3. Several legs (intermediate `break` locations): the arrive maneuver that ends a leg other
 ///    than the last becomes a step with `waypoint` n (1-based, n = the leg's number). The next
 ///    leg's depart maneuver gets no step of its own: by rule 2 its shape is the approach of that
-///    leg's first real maneuver. A route of L legs and M maneuvers has M − L + 1 steps.
+///    leg's first real maneuver. A route of L legs and M maneuvers has M − L + 1 steps, less
+///    one per roundabout (rule 6).
 /// 4. Ferries: a stretch is a ferry crossing when its maneuver has `ferry: true`, type 28
 ///    (enter ferry) or `travel_type: "ferry"`. That step is `transit` and carries the notice
 ///    "Ferry crossing" (Korean "페리 구간입니다"). The step that leads to the ferry keeps its
@@ -27,6 +28,10 @@ public import JSON
 ///    run of consecutive steps that carry it, not repeated on each of them. Several notices are
 ///    joined ("Toll road; Tunnel"). The text is Korean when `trip.language` starts with "ko" and
 ///    English otherwise.
+/// 6. Roundabouts: an exit maneuver (type 27) right after a roundabout (type 26) is folded into
+///    it: the roundabout's stretch runs on to the next maneuver and its step carries the length
+///    of the way round as `maneuver.exitDistance`; "Exit the roundabout onto …" is dropped.
+///    Every step's `maneuver` is its Valhalla type in OSRM's words (``instructionStep(type:names:)``).
 ///
 /// Route fields: `name` is the first street name of the two longest maneuvers with names,
 /// in route order, joined by ", " (or "Valhalla route"); `distance`, `expectedTravelTime`,
@@ -144,6 +149,9 @@ public enum ValhallaImporter {
     var streetNames: [String]
     /// The maneuver in OSRM's vocabulary, for writing it in another language.
     var step: InstructionStep
+    /// For a roundabout whose exit maneuver was folded into it: the length of the way round
+    /// (the roundabout's own stretch), in the trip's units.
+    var exitLength: Double?
 
     var isFerry: Bool { flags.contains(.ferry) }
   }
@@ -260,16 +268,18 @@ public enum ValhallaImporter {
       }
       try checkShapeLength(shape, leg, lp, metresPerUnit: metresPerUnit)
 
-      let maneuvers = try legManeuvers(leg, lp, shape: shape)
-      if legIndex == 0 { mainMode = self.mainMode(maneuvers) }
-      allManeuvers += maneuvers
+      let legManeuvers = try legManeuvers(leg, lp, shape: shape)
+      if legIndex == 0 { mainMode = self.mainMode(legManeuvers) }
+      allManeuvers += legManeuvers
+      let maneuvers = foldingRoundaboutExits(legManeuvers)
 
       // The leg's first stretch must start where the previous leg's last stretch ended.
       let legStart = shape[maneuvers[0].begin]
       if legIndex == 0 {
         steps.append(
           RouteStep(
-            instructions: "", distance: 0, transportType: mainMode, polyline: [legStart]))
+            instructions: "", distance: 0, transportType: mainMode, polyline: [legStart],
+            maneuver: RouteManeuver(maneuvers[0].step)))
       } else if let previousEnd {
         let gap = previousEnd.distance(to: legStart)
         guard gap <= NativeRouteFormat.continuityTolerance else {
@@ -297,12 +307,14 @@ public enum ValhallaImporter {
           instructions = try rewriter.instruction(for: maneuver.step, options: options)
         }
         if waypoint != nil { instructions = waypointWording(instructions, korean: korean) }
+        var kind = RouteManeuver(maneuver.step)
+        kind.exitDistance = maneuver.exitLength.map { $0 * metresPerUnit }
         steps.append(
           RouteStep(
             instructions: instructions, notice: notice,
             distance: stretch.length * metresPerUnit,
             transportType: stretch.isFerry ? .transit : stretch.mode, polyline: polyline,
-            waypoint: waypoint))
+            waypoint: waypoint, maneuver: kind))
       }
       previousEnd = steps.last?.polyline.last
     }
@@ -360,6 +372,30 @@ public enum ValhallaImporter {
       out[i].name =
         street
         ?? "\(formatDegrees(out[i].coordinate.latitude)), \(formatDegrees(out[i].coordinate.longitude))"
+    }
+    return out
+  }
+
+  /// The leg's maneuvers with each exit-roundabout maneuver (type 27) folded into the
+  /// roundabout (type 26) before it.
+  ///
+  /// One maneuver that names the exit, whose stretch runs round
+  /// the roundabout and on to the next maneuver. Valhalla's separate "Exit the roundabout"
+  /// repeats what the roundabout already said, at a point no driver needs telling.
+  private static func foldingRoundaboutExits(_ maneuvers: [Maneuver]) -> [Maneuver] {
+    var out: [Maneuver] = []
+    out.reserveCapacity(maneuvers.count)
+    for m in maneuvers {
+      guard m.type == 27, let last = out.last, last.type == 26, last.exitLength == nil else {
+        out.append(m)
+        continue
+      }
+      var round = last
+      round.exitLength = last.length
+      round.length += m.length
+      round.end = m.end
+      round.flags = Flag.allCases.filter { last.flags.contains($0) || m.flags.contains($0) }
+      out[out.count - 1] = round
     }
     return out
   }
