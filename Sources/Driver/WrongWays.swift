@@ -18,6 +18,13 @@ public enum WrongWays {
   /// leaves it.
   static let minimumOffset = 25.0
   static let checkAfter = 150.0
+  /// Metres of a missed turn's way, from where it leaves the route, whose heading is checked.
+  static let headingCheck = 30.0
+  /// How far a missed turn's way may turn from the road into the maneuver, degrees.
+  ///
+  /// A missed turn goes on ahead or turns elsewhere, never back. Without this a router's way onto
+  /// the other carriageway of a divided road (a U-turn just past the turn) passed for one.
+  static let missedTurnDeflection = 120.0
   /// Metres from a roundabout's entry to its exit where the route does not say (a route
   /// published over the socket carries no maneuvers): about half way round a town roundabout.
   static let unknownExitDistance = 40.0
@@ -106,6 +113,11 @@ public enum WrongWays {
         continue
       }
       let off = Polyline(detour.path)
+      let leaving = off.point(at: 0).bearing(to: off.point(at: min(headingCheck, off.length)))
+      if !roundabout && bearingDifference(leaving, incoming) > missedTurnDeflection {
+        tried.append("\(Int(heading))°: turns round")
+        continue
+      }
       guard off.length >= minimumLength,
         line.locate(off.point(at: checkAfter), near: at, within: 2000).offset >= minimumOffset
       else {
