@@ -40,7 +40,15 @@ public final class StreamSink: EventSink {
     /// A replay is blocked in `waitForRoom` until at most half the capacity is used.
     var roomWaiter = false
     var drainWaiters: [CheckedContinuation<Void, Never>] = []
+    /// The writer's buffers between two runs of ``drain()``, kept so a run does not start by
+    /// growing new ones (in a `--fast` replay the writer catches up and restarts once per batch).
+    var spareOut: [UInt8] = []
+    var spareWork: [Publication] = []
   }
+
+  /// The most waiting events whose list is kept for reuse once empty; a longer one (after a
+  /// burst) is freed, so what the sink holds while idle stays small.
+  static let keptListCapacity = 1024
 
   public let fd: Int32
   public let format: Format
@@ -192,14 +200,21 @@ public final class StreamSink: EventSink {
   /// until nothing waits.
   private func drain() {
     var out: [UInt8] = []
-    out.reserveCapacity(1 << 16 + 4096)
     var work: [Publication] = []
+    state.withLock { q in
+      swap(&out, &q.spareOut)
+      swap(&work, &q.spareWork)
+    }
+    out.removeAll(keepingCapacity: true)
+    out.reserveCapacity(1 << 16 + 4096)
     while true {
       work.removeAll(keepingCapacity: true)
       let waiters = state.withLock { q -> [CheckedContinuation<Void, Never>] in
         q.inFlight = 0
         guard !q.waiting.isEmpty, q.failure == nil else {
-          q.waiting.removeAll()
+          q.waiting.removeAll(keepingCapacity: q.waiting.capacity <= Self.keptListCapacity)
+          if work.capacity <= Self.keptListCapacity { swap(&work, &q.spareWork) }
+          swap(&out, &q.spareOut)
           q.writing = false
           guard q.finished else { return [] }
           let w = q.drainWaiters

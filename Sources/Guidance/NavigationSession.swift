@@ -275,25 +275,32 @@ public struct NavigationSession: Sendable {
   /// Takes one receiver epoch and returns what happened.
   public mutating func ingest(_ fix: Fix) -> [NavigationEvent] {
     var events: [NavigationEvent] = []
+    ingest(fix, into: &events)
+    return events
+  }
+
+  /// Takes one receiver epoch and appends what happened to `events`, so a caller guiding a
+  /// batch of epochs fills one array instead of allocating one per epoch.
+  public mutating func ingest(_ fix: Fix, into events: inout [NavigationEvent]) {
     if fix.isValid, fix.coordinate != nil {
       newestFixTime = max(newestFixTime ?? fix.time, fix.time)
     }
-    if let last = lastInputTime, fix.time < last { return events }
-    if let r = resumedThrough, fix.time <= r { return events }
+    if let last = lastInputTime, fix.time < last { return }
+    if let r = resumedThrough, fix.time <= r { return }
     if !started {
       started = true
       events.append(NavigationEvent(time: fix.time, kind: .route(summary)))
     }
     if arrived {
       lastInputTime = fix.time
-      return events
+      return
     }
     // A gap with no input at all counts as silence up to the new epoch.
     checkLoss(at: fix.time, into: &events)
     lastInputTime = fix.time
     guard fix.isValid, let point = fix.coordinate else {
       deadReckon(at: fix.time, into: &events)
-      return events
+      return
     }
 
     if gpsLost {
@@ -309,7 +316,7 @@ public struct NavigationSession: Sendable {
     if isGlitch(fix, point: point, dt: dt, accuracy: accuracy) {
       discardStreak += 1
       discardedFixes += 1
-      return events
+      return
     }
     discardStreak = 0
     lastAccuracy = accuracy
@@ -355,7 +362,6 @@ public struct NavigationSession: Sendable {
     }
     // After the fix's progress, where an edge with a router says it too.
     if guidesBack { sayReturn(into: &events) }
-    return events
   }
 
   /// Tells the session that no epoch at all arrived up to `time` (seconds since the epoch).

@@ -56,7 +56,9 @@ struct DecodedSentence: Sendable {
 
 /// The result of reading one framed sentence.
 enum NMEADecodeResult: Sendable {
-  case decoded(DecodedSentence)
+  /// The sentence was written to the decoder's `into` argument (in place: a result carrying
+  /// it was copied several times per sentence, a tenth of the reader's time).
+  case decoded
   /// Proprietary, GSV, TXT or another type the reader does not use.
   case skipped
   case badChecksum(expected: UInt8, actual: UInt8?)
@@ -73,28 +75,21 @@ enum NMEADecoder {
   /// - Parameters:
   ///   - sentence: The bytes from `$` to the end of the line.
   ///   - missingChecksum: Set to `true` when the sentence has no `*`.
-  /// - Returns: the decoded sentence, or why it was rejected.
+  ///   - s: Where the decoded sentence goes; left as it was unless the result is `decoded`.
+  /// - Returns: whether the sentence was decoded, or why it was rejected.
   static func decode(
-    _ sentence: UnsafeBufferPointer<UInt8>, missingChecksum: inout Bool
+    _ sentence: UnsafeBufferPointer<UInt8>, missingChecksum: inout Bool,
+    into s: inout DecodedSentence
   ) -> NMEADecodeResult {
     var end = sentence.count
     while end > 1, sentence[end - 1] == 32 || sentence[end - 1] == 9 { end -= 1 }
 
-    // Find the checksum delimiter, XOR the body and check that it is printable ASCII.
-    var star = -1
-    var sum: UInt8 = 0
-    var unprintable = false
-    var i = 1
-    while i < end {
-      let b = sentence[i]
-      if b == 42 {  // *
-        star = i
-        break
-      }
-      sum ^= b
-      unprintable = unprintable || b < 0x20 || b > 0x7E
-      i += 1
-    }
+    // Find the checksum delimiter, XOR the body, check that it is printable ASCII and count
+    // its commas, in one pass.
+    let scan = NMEAScan.body(sentence, from: 1, to: end)
+    let star = scan.star
+    let sum = scan.sum
+    let unprintable = scan.unprintable
     let bodyEnd: Int
     if star >= 0 {
       bodyEnd = star
@@ -138,16 +133,11 @@ enum NMEADecoder {
     default: return .skipped
     }
 
-    // Fields.
-    var fieldCount = 1
-    if addressEnd < bodyEnd {
-      for j in (addressEnd + 1)..<bodyEnd where sentence[j] == 44 { fieldCount += 1 }
-    } else {
-      fieldCount = 0
-    }
+    // Fields: one after each comma of the body, the first of which ends the address.
+    let fieldCount = scan.commas
     let combined = sentence[1] == UInt8(ascii: "G") && sentence[2] == UInt8(ascii: "N")
     var cursor = NMEAFieldCursor(sentence, start: addressEnd + 1, end: bodyEnd)
-    var s = DecodedSentence(kind: kind, combined: combined)
+    s = DecodedSentence(kind: kind, combined: combined)
     do {
       switch kind {
       case .rmc: try rmc(&cursor, fieldCount, &s)
@@ -162,7 +152,7 @@ enum NMEADecoder {
     } catch {
       return .malformed(field: error.field)
     }
-    return .decoded(s)
+    return .decoded
   }
 
   @inline(__always)

@@ -42,6 +42,15 @@ struct NMEAEpoch: Sendable {
   /// Microseconds since 1970-01-01T00:00:00Z.
   var instant: Int64? { timeOfDay.map { Int64(day) * microsecondsPerDay + $0 } }
 
+  /// Merges one sentence of the same time of day, taking its date unless a ZDA's is kept.
+  mutating func join(_ s: DecodedSentence) {
+    if let d = s.day, s.kind == .zda || !dayFromZDA {
+      day = d
+      dayFromZDA = s.kind == .zda
+    }
+    merge(s)
+  }
+
   /// Merges one sentence.
   ///
   /// Position, altitude, satellites and HDOP come from GGA or GNS before RMC before GLL; speed
@@ -155,15 +164,10 @@ struct NMEAEpochAssembler: Sendable {
       return Outcome(accepted: true, emitted: emitted)
     }
 
-    // Same time of day as the open epoch: join it.
-    if var epoch = open, let et = epoch.timeOfDay, abs(et - t) < Self.tolerance {
-      if let d = s.day, s.kind == .zda || !epoch.dayFromZDA {
-        epoch.day = d
-        epoch.dayFromZDA = s.kind == .zda
-      }
-      epoch.merge(s)
-      open = epoch
-      noteReference(day: epoch.day, time: et, explicit: s.day != nil)
+    // Same time of day as the open epoch: join it (in place: an epoch is a few hundred bytes).
+    if let et = open?.timeOfDay, abs(et - t) < Self.tolerance {
+      open?.join(s)
+      noteReference(day: open?.day ?? referenceDay, time: et, explicit: s.day != nil)
       discarding = false
       return Outcome(accepted: true, emitted: nil)
     }

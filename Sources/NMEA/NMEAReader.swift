@@ -78,6 +78,8 @@ public struct NMEAReader: Sendable {
   /// A CR was the last byte: the line ends unless an LF (or another CR) follows.
   private var afterCR = false
   private var assembler = NMEAEpochAssembler()
+  /// The sentence being decoded, reused for every sentence.
+  private var decoded = DecodedSentence(kind: .rmc, combined: false)
 
   /// Creates a reader.
   public init() {
@@ -112,6 +114,14 @@ public struct NMEAReader: Sendable {
       switch mode {
       case .lineStart:
         if b == 36 {  // $
+          // A whole sentence inside these bytes is decoded where it lies, without copying it.
+          let limit = min(n, i + Self.maximumSentenceLength + 1)
+          let j = NMEAScan.lineEnd(bytes, from: i + 1, limit: limit)
+          if j < limit, bytes[j] != 36, j - i > 1 {
+            process(UnsafeBufferPointer(rebasing: bytes[i..<j]), &fixes)
+            i = j
+            continue
+          }
           startSentence()
         } else if b == 35 {  // #
           mode = .comment
@@ -224,6 +234,18 @@ public struct NMEAReader: Sendable {
     }
   }
 
+  /// Rejects `sentence`, a whole sentence of the current line that was never copied, or
+  /// `pending` when `sentence` is `nil`.
+  private mutating func reject(
+    _ sentence: UnsafeBufferPointer<UInt8>?, _ reason: NMEARejection.Reason
+  ) {
+    guard let sentence else { return rejectPending(reason) }
+    count(reason)
+    if let onReject {
+      onReject(NMEARejection(line: line, reason: reason, text: NMEARejection.render(sentence)))
+    }
+  }
+
   private mutating func count(_ reason: NMEARejection.Reason) {
     switch reason {
     case .badChecksum: statistics.badChecksum += 1
@@ -239,23 +261,40 @@ public struct NMEAReader: Sendable {
 
   private mutating func process(_ fixes: inout [Fix]) {
     var missingChecksum = false
+    var sentence = decoded
     let result = pending.withUnsafeBufferPointer {
-      NMEADecoder.decode($0, missingChecksum: &missingChecksum)
+      NMEADecoder.decode($0, missingChecksum: &missingChecksum, into: &sentence)
     }
+    decoded = sentence
+    apply(result, missingChecksum: missingChecksum, from: nil, &fixes)
+  }
+
+  /// Decodes a whole sentence of the current line in place: the bytes from `$` to the line end.
+  private mutating func process(_ sentence: UnsafeBufferPointer<UInt8>, _ fixes: inout [Fix]) {
+    var missingChecksum = false
+    let result = NMEADecoder.decode(sentence, missingChecksum: &missingChecksum, into: &decoded)
+    apply(result, missingChecksum: missingChecksum, from: sentence, &fixes)
+  }
+
+  /// Counts and merges a decoded sentence; `sentence` is its bytes when they are not `pending`.
+  private mutating func apply(
+    _ result: NMEADecodeResult, missingChecksum: Bool, from sentence: UnsafeBufferPointer<UInt8>?,
+    _ fixes: inout [Fix]
+  ) {
     if missingChecksum { statistics.missingChecksum += 1 }
     switch result {
     case .skipped:
       statistics.skipped += 1
     case .badChecksum(let expected, let actual):
-      rejectPending(.badChecksum(expected: expected, actual: actual))
+      reject(sentence, .badChecksum(expected: expected, actual: actual))
     case .malformed(let field):
-      rejectPending(.malformed(field: field))
-    case .decoded(let sentence):
-      let outcome = assembler.ingest(sentence)
+      reject(sentence, .malformed(field: field))
+    case .decoded:
+      let outcome = assembler.ingest(decoded)
       if outcome.accepted {
         statistics.sentences += 1
       } else {
-        rejectPending(.outOfOrder)
+        reject(sentence, .outOfOrder)
       }
       if let fix = outcome.emitted { emit(fix, &fixes) }
     }

@@ -16,7 +16,8 @@ public struct EventLine: Sendable, Equatable {
     var out: [UInt8] = []
     out.reserveCapacity(512)
     EventLineWriter.write(event, seq: seq, into: &out)
-    self.init(out)
+    out.append(0x0A)
+    self.init(line: out)
   }
 
   /// The line of a `SOURCE` event.
@@ -24,38 +25,44 @@ public struct EventLine: Sendable, Equatable {
     var out: [UInt8] = []
     out.reserveCapacity(160)
     EventLineWriter.write(event, seq: seq, into: &out)
-    self.init(out)
+    out.append(0x0A)
+    self.init(line: out)
   }
 
   /// The line of a `REROUTE` event.
   public init(_ event: ReroutingEvent, seq: UInt64) {
     var out: [UInt8] = []
     EventLineWriter.write(event, seq: seq, into: &out)
-    self.init(out)
+    out.append(0x0A)
+    self.init(line: out)
   }
 
   /// The line of a `CANCELLED` event; `time` is the last event's, when there was one.
   public init(cancelledAt time: Double?, seq: UInt64) {
     var out: [UInt8] = []
     EventLineWriter.writeCancelled(time: time, seq: seq, into: &out)
-    self.init(out)
+    out.append(0x0A)
+    self.init(line: out)
   }
 
-  /// `object` is one line's JSON object, without its line end, with a `,"seq":` member after
-  /// its head (class and time hold no such text, so the first one is it).
-  private init(_ object: [UInt8]) {
-    let key = Array(#","seq":"#.utf8)
+  /// Keeps `object`, one line's JSON object and its line end, as it is (no copy).
+  ///
+  /// A `,"seq":` member follows its head (class and time hold no such text, so the first one
+  /// is it).
+  private init(line object: [UInt8]) {
+    let key: StaticString = #","seq":"#
+    let keyCount = key.utf8CodeUnitCount
     var start = 0
-    search: for i in 0...(object.count - key.count) {
-      for k in 0..<key.count where object[i + k] != key[k] { continue search }
-      start = i
-      break
+    object.withUnsafeBufferPointer { b in
+      search: for i in 0...(b.count - keyCount) {
+        for k in 0..<keyCount where b[i + k] != key.utf8Start[k] { continue search }
+        start = i
+        break
+      }
     }
-    var end = start + key.count
+    var end = start + keyCount
     while end < object.count, object[end] >= 0x30, object[end] <= 0x39 { end += 1 }
-    var bytes = object
-    bytes.append(0x0A)
-    self.bytes = bytes
+    self.bytes = object
     seqRange = start..<end
   }
 

@@ -13,6 +13,11 @@ import Routes
 enum EventLineWriter {
   /// Appends the JSON object of `event` (no newline).
   static func write(_ event: NavigationEvent, seq: UInt64? = nil, into out: inout [UInt8]) {
+    if case .progress(let p) = event.kind,
+      ProgressLineWriter.write(p, time: event.time, seq: seq, into: &out)
+    {
+      return
+    }
     switch event.kind {
     case .route(let r):
       head("ROUTE", event.time, seq, into: &out)

@@ -123,7 +123,7 @@ public struct Engine {
       var newest = -Double.infinity
       for fix in fixes {
         newest = max(newest, fix.time)
-        if let out = session?.ingest(fix) { list.append(contentsOf: out) }
+        session?.ingest(fix, into: &list)
         reroute(after: fix, into: &list)
       }
       if !fixes.isEmpty { advanceAnchor(to: newest) }

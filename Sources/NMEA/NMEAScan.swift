@@ -1,0 +1,118 @@
+/// Byte scans of the reader's hot path, eight bytes at a time.
+///
+/// Every sentence is scanned twice (for its line end while framing, then for its checksum,
+/// printability and field count); a byte at a time those loops were half of the reader's time
+/// (perf, `docs/profiling.md`). The word tests below are exact for every byte: no carry crosses
+/// from one byte into the next, so a mark is set for a byte exactly when that byte matches.
+enum NMEAScan {
+  /// Every byte `0x01`: `repeating(b)` is `b` in each byte.
+  private static let ones: UInt64 = 0x0101_0101_0101_0101
+  /// The low seven bits of each byte.
+  private static let low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+  /// The high bit of each byte.
+  private static let high: UInt64 = 0x8080_8080_8080_8080
+
+  @inline(__always)
+  private static func repeating(_ b: UInt8) -> UInt64 { ones &* UInt64(b) }
+
+  /// The high bit of each byte of `v` that is zero, and nothing else.
+  @inline(__always)
+  private static func zeroBytes(_ v: UInt64) -> UInt64 {
+    ~(((v & low7) &+ low7) | v | low7)
+  }
+
+  /// The high bit of each byte of `v` equal to `b`.
+  @inline(__always)
+  private static func equalBytes(_ v: UInt64, _ b: UInt8) -> UInt64 {
+    zeroBytes(v ^ repeating(b))
+  }
+
+  /// The high bit of each byte of `v` outside printable ASCII (below `0x20` or above `0x7E`).
+  @inline(__always)
+  private static func unprintableBytes(_ v: UInt64) -> UInt64 {
+    // A byte below 0x80 plus 0x60 reaches 0x80 exactly when it is at least 0x20.
+    (v & high) | equalBytes(v, 0x7F) | (~((v & low7) &+ repeating(0x60)) & high)
+  }
+
+  /// How many bytes of a mask from the tests above are marked.
+  ///
+  /// A multiply adds the bytes' 0 or 1 into the top byte: `nonzeroBitCount` has no instruction
+  /// on baseline x86-64.
+  @inline(__always)
+  private static func marks(_ mask: UInt64) -> Int {
+    Int(((mask >> 7) &* ones) >> 56)
+  }
+
+  @inline(__always)
+  private static func word(_ base: UnsafePointer<UInt8>, _ i: Int) -> UInt64 {
+    UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))
+  }
+
+  /// The index of the first CR, LF or `$` in `bytes[start..<limit]`, or `limit`.
+  @inline(__always)
+  static func lineEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, limit: Int) -> Int {
+    guard let base = bytes.baseAddress else { return limit }
+    var i = start
+    while i + 8 <= limit {
+      let w = word(base, i)
+      let m = equalBytes(w, 10) | equalBytes(w, 13) | equalBytes(w, 36)
+      if m != 0 { return i + m.trailingZeroBitCount / 8 }
+      i += 8
+    }
+    while i < limit {
+      let c = base[i]
+      if c == 10 || c == 13 || c == 36 { return i }
+      i += 1
+    }
+    return limit
+  }
+
+  /// What one pass over a sentence body tells: where its `*` is, the XOR of the bytes before
+  /// it, whether any of them is not printable ASCII, and how many of them are commas.
+  struct Body {
+    /// The index of the first `*`, or -1.
+    var star = -1
+    var sum: UInt8 = 0
+    var unprintable = false
+    var commas = 0
+  }
+
+  /// Scans `sentence[start..<end]` up to its first `*`.
+  @inline(__always)
+  static func body(_ sentence: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Body {
+    var result = Body()
+    guard let base = sentence.baseAddress else { return result }
+    var i = start
+    var sum: UInt64 = 0
+    var bad: UInt64 = 0
+    var commas = 0
+    while i + 8 <= end {
+      let w = word(base, i)
+      if equalBytes(w, 42) != 0 { break }  // a `*`: the bytes one by one from here
+      sum ^= w
+      bad |= unprintableBytes(w)
+      commas += marks(equalBytes(w, 44))
+      i += 8
+    }
+    sum ^= sum >> 32
+    sum ^= sum >> 16
+    sum ^= sum >> 8
+    var s = UInt8(truncatingIfNeeded: sum)
+    var unprintable = bad != 0
+    while i < end {
+      let b = base[i]
+      if b == 42 {
+        result.star = i
+        break
+      }
+      s ^= b
+      unprintable = unprintable || b < 0x20 || b > 0x7E
+      if b == 44 { commas += 1 }
+      i += 1
+    }
+    result.sum = s
+    result.unprintable = unprintable
+    result.commas = commas
+    return result
+  }
+}

@@ -1,0 +1,246 @@
+import Geodesy
+import Guidance
+
+/// Writes a `PROGRESS` line through a pointer into a stack buffer, then appends it at once.
+///
+/// `stepwised --json` writes one `PROGRESS` line per fix, and `EventLineWriter`'s general code
+/// appended each piece to the array on its own (a uniqueness and capacity check, a copy call)
+/// and worked out each number's decimals in a loop: about a microsecond a line, the largest
+/// part of the writer thread (perf, `docs/profiling.md`). The bytes are the same:
+/// `EventLineWriterTests` compares both with `JSONWriter`'s.
+enum ProgressLineWriter {
+  /// Bytes the buffer holds: a `PROGRESS` line is at most about 650 (every key, a 24-byte
+  /// number for each of the 13 numbers, two times and a 20-digit `seq`).
+  static let capacity = 1024
+
+  /// Appends the JSON object of a `PROGRESS` event at `time` (no newline), or returns `false`
+  /// (appending nothing) when a time falls outside the years 0 to 9999: the general code
+  /// writes those.
+  static func write(_ p: Progress, time: Double, seq: UInt64?, into out: inout [UInt8]) -> Bool {
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
+      guard let base = buffer.baseAddress else { return false }
+      var w = ByteCursor(base: base)
+      w.append(#"{"class":"PROGRESS","time":"#)
+      guard w.time(time) else { return false }
+      if let seq {
+        w.append(#","seq":"#)
+        w.decimal(seq)
+      }
+      w.append(#","step":"#)
+      w.integer(p.step)
+      w.append(#","distanceToManeuver":"#)
+      w.fixed(p.distanceToManeuver, .tenths)
+      w.append(#","distanceRemaining":"#)
+      w.fixed(p.distanceRemaining, .tenths)
+      w.append(#","timeRemaining":"#)
+      w.fixed(p.timeRemaining, .tenths)
+      w.append(#","eta":"#)
+      guard w.time(roundedHalfAway(time + p.timeRemaining)) else { return false }
+      w.append(p.onRoute ? #","onRoute":true"# : #","onRoute":false"#)
+      w.append(#","latitude":"#)
+      w.fixed(p.raw.latitude, .tenMillionths)
+      w.append(#","longitude":"#)
+      w.fixed(p.raw.longitude, .tenMillionths)
+      w.append(#","matchedLatitude":"#)
+      w.fixed(p.matched.latitude, .tenMillionths)
+      w.append(#","matchedLongitude":"#)
+      w.fixed(p.matched.longitude, .tenMillionths)
+      w.append(#","distanceAlong":"#)
+      w.fixed(p.distanceAlong, .tenths)
+      w.append(#","distanceFromRoute":"#)
+      w.fixed(p.distanceFromRoute, .tenths)
+      if let v = p.speed {
+        w.append(#","speed":"#)
+        w.fixed(v, .hundredths)
+      }
+      if let c = p.course {
+        w.append(#","course":"#)
+        w.fixed(c, .tenths)
+      }
+      if p.discardedFixes > 0 {
+        w.append(#","discardedFixes":"#)
+        w.integer(p.discardedFixes)
+      }
+      w.byte(0x7D)  // }
+      precondition(w.count <= capacity)
+      out.append(contentsOf: UnsafeBufferPointer(start: base, count: w.count))
+      return true
+    }
+  }
+}
+
+/// Writes bytes forward from a pointer; the caller sizes the buffer.
+private struct ByteCursor {
+  let base: UnsafeMutablePointer<UInt8>
+  var count = 0
+
+  init(base: UnsafeMutablePointer<UInt8>) { self.base = base }
+
+  @inline(__always)
+  mutating func byte(_ b: UInt8) {
+    base[count] = b
+    count += 1
+  }
+
+  @inline(__always)
+  mutating func append(_ s: StaticString) {
+    (base + count).update(from: s.utf8Start, count: s.utf8CodeUnitCount)
+    count += s.utf8CodeUnitCount
+  }
+
+  mutating func append(_ bytes: [UInt8]) {
+    bytes.withUnsafeBufferPointer { b in
+      if let p = b.baseAddress { (base + count).update(from: p, count: b.count) }
+    }
+    count += bytes.count
+  }
+
+  /// `value` in decimal digits.
+  mutating func decimal(_ value: UInt64) {
+    var digits = 1
+    var bound: UInt64 = 10
+    while digits < 20, value >= bound {
+      digits += 1
+      if digits < 20 { bound &*= 10 }
+    }
+    digitsOf(value, width: digits)
+  }
+
+  /// The `width` lowest decimal digits of `value`, leading zeros included, two at a time.
+  @inline(__always)
+  private mutating func digitsOf(_ value: UInt64, width: Int) {
+    let pairs = digitPairs.utf8Start
+    var v = value
+    var i = count + width
+    while i - count >= 2 {
+      let q = v / 100
+      let r = Int(truncatingIfNeeded: v &- q &* 100) &* 2
+      i -= 2
+      base[i] = pairs[r]
+      base[i + 1] = pairs[r + 1]
+      v = q
+    }
+    if i > count { base[count] = UInt8(truncatingIfNeeded: 0x30 &+ v % 10) }
+    count += width
+  }
+
+  /// An integer member's value, as `EventLineWriter.number(Double(value))` writes it.
+  mutating func integer(_ value: Int) {
+    let d = Double(value)
+    if d.magnitude < 1e15 {
+      if value < 0 { byte(0x2D) }
+      decimal(UInt64(value.magnitude))
+    } else {
+      var bytes: [UInt8] = []
+      EventLineWriter.number(d, into: &bytes)
+      append(bytes)
+    }
+  }
+
+  /// A rounding step of `EventLineWriter`'s numbers.
+  enum Step {
+    case tenths, hundredths, tenMillionths
+
+    @inline(__always)
+    var decimals: Int {
+      switch self {
+      case .tenths: 1
+      case .hundredths: 2
+      case .tenMillionths: 7
+      }
+    }
+
+    /// 10^decimals, as a `Double` (the `scale` of `EventLineWriter`) and as an integer.
+    @inline(__always)
+    var scale: (Double, UInt64) {
+      switch self {
+      case .tenths: (10, 10)
+      case .hundredths: (100, 100)
+      case .tenMillionths: (1e7, 10_000_000)
+      }
+    }
+  }
+
+  /// `value` rounded to `step`, as `EventLineWriter.number(_:scale:into:)` writes it.
+  ///
+  /// Inlined at each member, so the step is a constant and the divisions become multiplies.
+  @inline(__always)
+  mutating func fixed(_ value: Double, _ step: Step) {
+    let (scale, unit) = step.scale
+    let k = roundedHalfAway(value * scale)
+    let rounded = k / scale
+    guard
+      rounded.isFinite, rounded != roundedHalfAway(rounded), abs(k) < 1e15, abs(rounded) >= 1e-4
+    else {
+      var bytes: [UInt8] = []
+      EventLineWriter.number(rounded, into: &bytes)
+      append(bytes)
+      return
+    }
+    let m = UInt64(abs(k))
+    var fraction = m % unit
+    var width = step.decimals
+    while fraction % 10 == 0 {
+      fraction /= 10
+      width -= 1
+    }
+    if k < 0 { byte(0x2D) }
+    decimal(m / unit)
+    byte(0x2E)  // .
+    digitsOf(fraction, width: width)
+  }
+
+  /// `"YYYY-MM-DDTHH:MM:SS.mmmZ"` with its quotes, as `EventLineWriter.time(_:into:)`; `false`
+  /// (and nothing written) outside the years 0 to 9999.
+  mutating func time(_ seconds: Double) -> Bool {
+    let scaled = roundedHalfAway(seconds * 1000)
+    guard scaled.isFinite, abs(scaled) < 2.5e14 else { return false }
+    let totalMillis = Int64(scaled)
+    var days = totalMillis / 86_400_000
+    var rem = totalMillis % 86_400_000
+    if rem < 0 {
+      rem += 86_400_000
+      days -= 1
+    }
+    let (y, mo, d) = UTCTime.civil(days: Int(days))
+    guard (0...9999).contains(y) else { return false }
+    let ms = UInt64(rem)
+    byte(0x22)  // "
+    digitsOf(UInt64(y), width: 4)
+    byte(0x2D)  // -
+    digitsOf(UInt64(mo), width: 2)
+    byte(0x2D)
+    digitsOf(UInt64(d), width: 2)
+    byte(0x54)  // T
+    digitsOf(ms / 3_600_000, width: 2)
+    byte(0x3A)  // :
+    digitsOf(ms / 60_000 % 60, width: 2)
+    byte(0x3A)
+    digitsOf(ms / 1000 % 60, width: 2)
+    byte(0x2E)  // .
+    digitsOf(ms % 1000, width: 3)
+    byte(0x5A)  // Z
+    byte(0x22)
+    return true
+  }
+}
+
+/// "00", "01", … "99": two digits per division.
+private let digitPairs: StaticString = """
+  00010203040506070809101112131415161718192021222324252627282930313233343536373839\
+  40414243444546474849505152535455565758596061626364656667686970717273747576777879\
+  8081828384858687888990919293949596979899
+  """
+
+/// `x.rounded()` (to nearest, halves away from zero) without a call into libm, which baseline
+/// x86-64 makes for it; a zero may come out with the other sign, which writes the same.
+@inline(__always)
+private func roundedHalfAway(_ x: Double) -> Double {
+  // Below 2^52 the truncation and the difference are exact; above it `x` is integral already.
+  guard abs(x) < 0x1p52 else { return x.rounded() }
+  let t = Double(Int64(x))
+  let d = x - t
+  if d >= 0.5 { return t + 1 }
+  if d <= -0.5 { return t - 1 }
+  return t
+}
