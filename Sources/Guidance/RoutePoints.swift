@@ -20,12 +20,13 @@ public struct RoutePoints: Sendable, RandomAccessCollection {
   private let offsets: [UInt16]
 
   /// The points of `all` at `indices` (increasing).
-  init(_ all: RoutePolyline, indices: [Int]) {
+  init(_ all: RoutePolyline, indices: [Int32]) {
     self.all = all
     var bases: [Int] = []
     bases.reserveCapacity((indices.count >> Self.blockShift) + 1)
     let offsets = [UInt16](unsafeUninitializedCapacity: indices.count) { buffer, count in
       for (j, index) in indices.enumerated() {
+        let index = Int(index)
         if j & ((1 << Self.blockShift) - 1) == 0 { bases.append(index) }
         buffer[j] = UInt16(index - bases[bases.count - 1])
       }

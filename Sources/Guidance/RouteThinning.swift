@@ -59,8 +59,9 @@ struct ThinnedRoute {
 
 /// The state of ``ThinnedRoute``'s one pass.
 private struct Thinning {
-  /// Index in the route's array of points of each point kept.
-  var kept: [Int] = []
+  /// Index in the route's array of points of each point kept (4 bytes: a route's points are
+  /// far fewer than 2³¹).
+  var kept: [Int32] = []
   var ends: [Int] = []
   /// The last two kept points (`a`, `b`) while there are two.
   var a = Coordinate(latitude: 0, longitude: 0)
@@ -98,7 +99,7 @@ private struct Thinning {
       dropped = 0
       a = b
     }
-    kept.append(first + k)
+    kept.append(Int32(first + k))
     b = p
     lastIsEnd = false
   }

@@ -56,7 +56,9 @@ public enum RouteFiles {
     maximumSize: Int = defaultMaximumFileSize
   ) throws(RouteFileError) -> RouteDocument {
     if let mapped = loadMapped(path, format: format, maximumSize: maximumSize) {
-      return mapped.sharingPointArrays()
+      let document = mapped.sharingPointArrays()
+      releaseFreedPages()
+      return document
     }
     let bytes = try read(path, maximumSize: maximumSize)
     return try decode(bytes, name: path, format: format, language: language)
@@ -114,10 +116,12 @@ public enum RouteFiles {
     _ bytes: [UInt8], name: String, format: RouteFileFormat? = nil, language: Language? = nil
   ) throws(RouteFileError) -> RouteDocument {
     do throws(RouteDocumentError) {
-      return try RouteImport.decode(
+      let document = try RouteImport.decode(
         bytes, format: format, language: language,
         writer: { InstructionWriter(language: $0) }
       ).sharingPointArrays()
+      releaseFreedPages()
+      return document
     } catch {
       throw RouteFileError(path: name, underlying: error, message: "")
     }

@@ -91,10 +91,10 @@ private func fixtureDocuments() throws -> [(name: String, document: RouteDocumen
     for i in 0..<40_000 {
       all.append(Coordinate(latitude: 47 + Double(i) * 1e-6, longitude: 9 + Double(i % 7) * 1e-7))
     }
-    let indices = Array(stride(from: 3, to: 40_000, by: 64))
+    let indices = Array(stride(from: Int32(3), to: 40_000, by: 64))
     let points = RoutePoints(all, indices: indices)
     #expect(points.count == indices.count)
-    #expect(points.coordinates == indices.map { all[$0] })
+    #expect(points.coordinates == indices.map { all[Int($0)] })
   }
 
   @Test func theStreamedDocumentIsTheTreesBytes() throws {
