@@ -46,10 +46,7 @@ public struct RouteGeometry: Sendable {
     let thinned = ThinnedRoute(route, points: all)
     var pts = thinned.points
     let ends = thinned.stepEnds
-    if pts.count == 1 {
-      let only = Int32(pts.routeIndex(0))
-      pts = RoutePoints(all, indices: [only, only])
-    }
+    if pts.count == 1 { pts = RoutePoints(all, indices: [thinned.kept[0], thinned.kept[0]]) }
     let n = pts.count
     var cum = [Double](repeating: 0, count: n)
     // `normalizedBearing` can round a bearing just west of north up to 360, and so can single

@@ -22,6 +22,8 @@ struct ThinnedRoute {
 
   /// The kept points.
   var points: RoutePoints
+  /// Index in the route's array of points of each point kept.
+  var kept: [Int32]
   /// Index into `points` of each step's last point (its maneuver).
   var stepEnds: [Int]
 
@@ -52,7 +54,8 @@ struct ThinnedRoute {
         first += polyline.count
       }
     }
-    points = RoutePoints(all, indices: state.kept)
+    kept = state.kept
+    points = RoutePoints(all, indices: kept)
     stepEnds = state.ends
   }
 }
