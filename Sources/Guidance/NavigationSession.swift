@@ -94,10 +94,14 @@ public struct NavigationSession: Sendable {
     document: RouteDocument, routeIndex: Int = 0, phrasing: any Phrasing,
     configuration: GuidanceConfiguration = GuidanceConfiguration()
   ) throws(RouteDocumentError) {
+    // The session's route and its geometry share one array of points: a route held once.
+    let shared = try document.route(at: routeIndex).sharingOnePointArray()
+    var document = document
+    document.routes[routeIndex] = shared.route
     self.document = document
     self.routeIndex = routeIndex
-    self.route = try document.route(at: routeIndex)
-    self.geometry = RouteGeometry(route: route)
+    self.route = shared.route
+    self.geometry = RouteGeometry(route: shared.route, points: shared.points)
     self.matcher = RouteMatcher(geometry: geometry)
     self.configuration = configuration
     self.phrasing = phrasing

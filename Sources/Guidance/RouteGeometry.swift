@@ -9,9 +9,9 @@ import func Glibc.sqrt
 /// The position of the vehicle is held as `s`, the metres travelled along this polyline from the
 /// departure. Step `i ≥ 1` spans `stepStart(i) … stepEnd(i)`; its maneuver is at `stepEnd(i)`.
 public struct RouteGeometry: Sendable {
-  /// The points of the whole route, duplicates at step joins removed, in the fixed point of the
-  /// route's polylines (8 bytes a point).
-  public let points: RoutePolyline
+  /// The points of the whole route, duplicates at step joins removed and points that add nothing
+  /// to the shape dropped (``ThinnedRoute``), read from the route's own fixed-point array.
+  public let points: RoutePoints
   /// Distance along the route of each point, in metres; `cumulative[0] == 0`.
   public let cumulative: [Double]
   /// Bearing of the segment starting at each point, degrees clockwise from true north,
@@ -36,11 +36,17 @@ public struct RouteGeometry: Sendable {
   ///
   /// Requires a validated route (a departure plus at least one step).
   public init(route: Route) {
-    let thinned = ThinnedRoute(route)
+    let shared = route.sharingOnePointArray()
+    self.init(route: shared.route, points: shared.points)
+  }
+
+  /// Flattens `route`, whose steps are consecutive ranges of `all`
+  /// (``Routes/Route/sharingOnePointArray()``): the geometry reads its points from `all`.
+  init(route: Route, points all: RoutePolyline) {
+    let thinned = ThinnedRoute(route, points: all)
     var pts = thinned.points
     let ends = thinned.stepEnds
-    if pts.count == 1 { pts.append(pts[0]) }
-    pts = pts.trimmed
+    if pts.count == 1 { pts = RoutePoints(all, indices: [thinned.kept[0], thinned.kept[0]]) }
     let n = pts.count
     var cum = [Double](repeating: 0, count: n)
     // `normalizedBearing` can round a bearing just west of north up to 360, and so can single

@@ -21,38 +21,50 @@ struct ThinnedRoute {
   static let longestRun = 64
 
   /// The kept points.
-  var points: RoutePolyline
+  var points: RoutePoints
+  /// Index in the route's array of points of each point kept.
+  var kept: [Int32]
   /// Index into `points` of each step's last point (its maneuver).
   var stepEnds: [Int]
 
   /// Thins `route` (a departure step plus at least one step).
   init(_ route: Route) {
-    var total = 0
-    for step in route.steps { total += step.polyline.count }
-    var state = Thinning(capacity: total, steps: route.steps.count)
+    let shared = route.sharingOnePointArray()
+    self.init(shared.route, points: shared.points)
+  }
+
+  /// Thins `route`, whose steps are consecutive ranges of `all`
+  /// (``Routes/Route/sharingOnePointArray()``); the points kept are read from `all`.
+  init(_ route: Route, points all: RoutePolyline) {
+    var state = Thinning(capacity: all.count, steps: route.steps.count)
     withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * Self.longestRun) { offsets in
       guard let north = offsets.baseAddress else { return }
       let east = north + Self.longestRun
+      var first = 0
       for (i, step) in route.steps.enumerated() {
         let polyline = step.polyline
         if i == 0 {
-          state.append(polyline.count - 1, of: polyline, north, east)
+          state.append(polyline.count - 1, of: polyline, at: first, north, east)
         } else {
-          for k in polyline.indices where k > 0 || state.points.isEmpty {
-            state.append(k, of: polyline, north, east)
+          for k in polyline.indices where k > 0 || state.kept.isEmpty {
+            state.append(k, of: polyline, at: first, north, east)
           }
         }
         state.endStep()
+        first += polyline.count
       }
     }
-    points = state.points
+    kept = state.kept
+    points = RoutePoints(all, indices: kept)
     stepEnds = state.ends
   }
 }
 
 /// The state of ``ThinnedRoute``'s one pass.
 private struct Thinning {
-  var points = RoutePolyline()
+  /// Index in the route's array of points of each point kept (4 bytes: a route's points are
+  /// far fewer than 2³¹).
+  var kept: [Int32] = []
   var ends: [Int] = []
   /// The last two kept points (`a`, `b`) while there are two.
   var a = Coordinate(latitude: 0, longitude: 0)
@@ -62,17 +74,18 @@ private struct Thinning {
   var lastIsEnd = false
 
   init(capacity: Int, steps: Int) {
-    points.reserveCapacity(capacity)
+    kept.reserveCapacity(capacity)
     ends.reserveCapacity(steps)
   }
 
-  /// Adds point `k` of `polyline`, dropping the last kept one if it adds nothing.
+  /// Adds point `k` of `polyline`, which starts at index `first` of the route's array of
+  /// points, dropping the last kept one if it adds nothing.
   mutating func append(
-    _ k: Int, of polyline: RoutePolyline, _ north: UnsafeMutablePointer<Double>,
+    _ k: Int, of polyline: RoutePolyline, at first: Int, _ north: UnsafeMutablePointer<Double>,
     _ east: UnsafeMutablePointer<Double>
   ) {
     let p = polyline[k]
-    if points.count >= 2, !lastIsEnd, dropped < ThinnedRoute.longestRun {
+    if kept.count >= 2, !lastIsEnd, dropped < ThinnedRoute.longestRun {
       let line = SegmentDistance(from: a, to: p)
       if line.distance(b) < ThinnedRoute.tolerance
         && line.allWithin(ThinnedRoute.tolerance, north: north, east: east, count: dropped)
@@ -80,7 +93,7 @@ private struct Thinning {
         north[dropped] = b.latitude - a.latitude
         east[dropped] = wrappedLongitudeDelta(b.longitude - a.longitude)
         dropped += 1
-        points.removeLast()
+        kept.removeLast()
       } else {
         dropped = 0
         a = b
@@ -89,14 +102,14 @@ private struct Thinning {
       dropped = 0
       a = b
     }
-    points.append(unitsOf: k, in: polyline)
+    kept.append(Int32(first + k))
     b = p
     lastIsEnd = false
   }
 
   /// Ends a step at the last point kept.
   mutating func endStep() {
-    ends.append(points.count - 1)
+    ends.append(kept.count - 1)
     lastIsEnd = true
   }
 }

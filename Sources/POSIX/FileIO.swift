@@ -183,9 +183,31 @@ private let temporaryFileSerial = Atomic<UInt64>(0)
 public func writeFileAtomically(
   _ path: String, _ bytes: [UInt8], mode: mode_t = 0o644
 ) throws(SystemError) {
+  try writeFileAtomically(path, mode: mode) { fd, subject throws(SystemError) in
+    try writeAll(fd, bytes, subject: subject)
+  }
+}
+
+/// Writes a file atomically as ``writeFileAtomically(_:_:mode:)`` does, its content written by
+/// `body` piece by piece (with ``writeAll(_:_:subject:)``), so that a large file is never whole
+/// in memory.
+///
+/// - Parameters:
+///   - path: The file to replace.
+///   - mode: The permissions of a file created.
+///   - body: Writes the content to the descriptor it is given; its second argument names the
+///     temporary file, for errors.
+/// - Throws: A ``SystemError`` from `open`, `write`, `fsync` or `rename`, or `body`'s; the old
+///   file is then unchanged.
+public func writeFileAtomically(
+  _ path: String, mode: mode_t = 0o644,
+  body: (_ fd: Int32, _ subject: String) throws(SystemError) -> Void
+) throws(SystemError) {
   let serial = temporaryFileSerial.wrappingAdd(1, ordering: .relaxed).oldValue
   let tmp = path + ".tmp.\(serial).\(getpid())"
-  let fd = try replaceFile(path, through: tmp, O_EXCL, bytes, mode: mode)
+  let fd = try replaceFile(path, through: tmp, O_EXCL, mode: mode) { fd throws(SystemError) in
+    try body(fd, tmp)
+  }
   Glibc.close(fd)
 }
 
@@ -206,7 +228,9 @@ public func writeFileAtomically(
 public func rewriteFile(
   _ path: String, _ bytes: [UInt8], mode: mode_t = 0o600
 ) throws(SystemError) -> Int32 {
-  let fd = try replaceFile(path, through: path + ".tmp", O_TRUNC, bytes, mode: mode)
+  let fd = try replaceFile(path, through: path + ".tmp", O_TRUNC, mode: mode) {
+    fd throws(SystemError) in try writeAll(fd, bytes, subject: path + ".tmp")
+  }
   syncDirectory(of: path)
   return fd
 }
@@ -220,15 +244,16 @@ public func dataSync(_ fd: Int32, subject: String) throws(SystemError) {
   if fdatasync(fd) != 0 { throw SystemError(errno: errno, function: "fdatasync", subject: subject) }
 }
 
-/// Writes `bytes` to a new file `tmp` (opened with `O_CREAT` and `creation`), syncs it and
+/// Writes a new file `tmp` (opened with `O_CREAT` and `creation`) with `content`, syncs it and
 /// renames it over `path`, keeping it open.
 private func replaceFile(
-  _ path: String, through tmp: String, _ creation: Int32, _ bytes: [UInt8], mode: mode_t
+  _ path: String, through tmp: String, _ creation: Int32, mode: mode_t,
+  _ content: (Int32) throws(SystemError) -> Void
 ) throws(SystemError) -> Int32 {
   let fd = open(tmp, O_WRONLY | O_CREAT | creation | O_CLOEXEC, mode)
   guard fd >= 0 else { throw SystemError(errno: errno, function: "open", subject: tmp) }
   do throws(SystemError) {
-    try writeAll(fd, bytes, subject: tmp)
+    try content(fd)
     if fsync(fd) != 0 { throw SystemError(errno: errno, function: "fsync", subject: tmp) }
     if rename(tmp, path) != 0 {
       throw SystemError(errno: errno, function: "rename", subject: path)

@@ -56,7 +56,9 @@ public enum RouteFiles {
     maximumSize: Int = defaultMaximumFileSize
   ) throws(RouteFileError) -> RouteDocument {
     if let mapped = loadMapped(path, format: format, maximumSize: maximumSize) {
-      return mapped
+      let document = mapped.sharingPointArrays()
+      releaseFreedPages()
+      return document
     }
     let bytes = try read(path, maximumSize: maximumSize)
     return try decode(bytes, name: path, format: format, language: language)
@@ -108,14 +110,18 @@ public enum RouteFiles {
   /// Decodes a route document from bytes; `name` is used in messages.
   ///
   /// Every importer's result goes through ``NativeRouteFormat`` validation, so a document that
-  /// loads is always a valid native document.
+  /// loads is always a valid native document. Each route's points are in one array
+  /// (``Routes/RouteDocument/sharingPointArrays()``), shared with the sessions made from it.
   public static func decode(
     _ bytes: [UInt8], name: String, format: RouteFileFormat? = nil, language: Language? = nil
   ) throws(RouteFileError) -> RouteDocument {
     do throws(RouteDocumentError) {
-      return try RouteImport.decode(
+      let document = try RouteImport.decode(
         bytes, format: format, language: language,
-        writer: { InstructionWriter(language: $0) })
+        writer: { InstructionWriter(language: $0) }
+      ).sharingPointArrays()
+      releaseFreedPages()
+      return document
     } catch {
       throw RouteFileError(path: name, underlying: error, message: "")
     }

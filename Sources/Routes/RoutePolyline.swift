@@ -10,6 +10,10 @@ public import Geodesy
 ///
 /// A value that cannot be held (not finite, or beyond ±214 degrees) is stored as
 /// `Self.unrepresentable` and reads back as NaN, so validation still refuses it.
+///
+/// A polyline may be a range of a larger array of points (``Route/sharingOnePointArray()``: the
+/// steps of a route as ranges of the route's one array). Equality and hashing compare the points,
+/// never how they are stored, and changing such a polyline gives it an array of its own.
 public struct RoutePolyline: Sendable, Hashable, RandomAccessCollection, ExpressibleByArrayLiteral {
   /// Stored units per degree.
   public static let unitsPerDegree = 10_000_000.0
@@ -20,6 +24,10 @@ public struct RoutePolyline: Sendable, Hashable, RandomAccessCollection, Express
 
   /// Latitude and longitude of each point, in that order, in units of 10⁻⁷ degree.
   @usableFromInline var storage: [Int32]
+  /// Index in `storage` of the first point's latitude.
+  @usableFromInline var first = 0
+  /// Number of points, from `first` on.
+  @usableFromInline var pointCount = 0
 
   public init() { storage = [] }
 
@@ -32,44 +40,63 @@ public struct RoutePolyline: Sendable, Hashable, RandomAccessCollection, Express
   public init(arrayLiteral elements: Coordinate...) { self.init(elements) }
 
   public var startIndex: Int { 0 }
-  public var endIndex: Int { storage.count / 2 }
+  public var endIndex: Int { pointCount }
 
   public subscript(i: Int) -> Coordinate {
     @inline(__always) get {
       Coordinate(
-        latitude: Self.degrees(storage[2 * i]), longitude: Self.degrees(storage[2 * i + 1]))
+        latitude: Self.degrees(storage[first + 2 * i]),
+        longitude: Self.degrees(storage[first + 2 * i + 1]))
     }
+  }
+
+  /// Whether `storage` holds this polyline's points and nothing else.
+  @inline(__always)
+  var ownsStorage: Bool { first == 0 && storage.count == 2 * pointCount }
+
+  /// Gives a range of a larger array an array of its own, before it changes.
+  @inline(__always)
+  mutating func own() {
+    guard !ownsStorage else { return }
+    storage = Array(storage[first..<(first + 2 * pointCount)])
+    first = 0
   }
 
   /// Adds a point at the end.
   public mutating func append(_ c: Coordinate) {
-    storage.append(Self.units(c.latitude))
-    storage.append(Self.units(c.longitude))
+    append(latitudeUnits: Self.units(c.latitude), longitudeUnits: Self.units(c.longitude))
   }
 
   /// Adds point `i` of `other` at the end, as stored (no conversion through degrees).
   @inline(__always)
   public mutating func append(unitsOf i: Int, in other: RoutePolyline) {
-    storage.append(other.storage[2 * i])
-    storage.append(other.storage[2 * i + 1])
+    append(
+      latitudeUnits: other.storage[other.first + 2 * i],
+      longitudeUnits: other.storage[other.first + 2 * i + 1])
   }
 
   /// Adds a point given in stored units (see ``units(_:)``).
   @inline(__always)
   public mutating func append(latitudeUnits: Int32, longitudeUnits: Int32) {
+    own()
     storage.append(latitudeUnits)
     storage.append(longitudeUnits)
+    pointCount += 1
   }
 
   /// Removes the last point.
   public mutating func removeLast() {
-    storage.removeLast(2)
+    precondition(pointCount > 0, "removeLast on an empty polyline")
+    if ownsStorage { storage.removeLast(2) }
+    pointCount -= 1
   }
 
   /// A copy whose storage holds its points and nothing more (after building one point by point
-  /// into a generous reservation).
+  /// into a generous reservation); a range of a larger array as it is.
   public var trimmed: RoutePolyline {
-    guard storage.capacity > storage.count + storage.count / 8 + 16 else { return self }
+    guard ownsStorage, storage.capacity > storage.count + storage.count / 8 + 16 else {
+      return self
+    }
     // A fresh buffer of the exact size (`Array(storage)` would share the generous one).
     let copy = storage.withUnsafeBufferPointer { old in
       [Int32](unsafeUninitializedCapacity: old.count) { new, count in
@@ -80,15 +107,44 @@ public struct RoutePolyline: Sendable, Hashable, RandomAccessCollection, Express
     return RoutePolyline(storage: copy)
   }
 
-  init(storage: [Int32]) { self.storage = storage }
+  init(storage: [Int32]) {
+    self.storage = storage
+    pointCount = storage.count / 2
+  }
+
+  /// Points `first ..< first + count` of `storage` (a whole route's points), without copying.
+  init(storage: [Int32], first: Int, count: Int) {
+    self.storage = storage
+    self.first = 2 * first
+    pointCount = count
+  }
 
   /// The points of `slice`, copied as stored.
   public init(_ slice: Slice<RoutePolyline>) {
-    storage = Array(slice.base.storage[(2 * slice.startIndex)..<(2 * slice.endIndex)])
+    let base = slice.base
+    self.init(
+      storage: Array(
+        base.storage[(base.first + 2 * slice.startIndex)..<(base.first + 2 * slice.endIndex)]))
   }
 
   /// Makes room for `count` points in all.
-  public mutating func reserveCapacity(_ count: Int) { storage.reserveCapacity(2 * count) }
+  public mutating func reserveCapacity(_ count: Int) {
+    own()
+    storage.reserveCapacity(2 * count)
+  }
+
+  /// The stored values of the points, latitude and longitude of each in turn.
+  @inline(__always)
+  var storedUnits: ArraySlice<Int32> { storage[first..<(first + 2 * pointCount)] }
+
+  public static func == (a: RoutePolyline, b: RoutePolyline) -> Bool {
+    a.pointCount == b.pointCount && a.storedUnits.elementsEqual(b.storedUnits)
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(pointCount)
+    for u in storedUnits { hasher.combine(u) }
+  }
 
   /// The points as `Coordinate`s.
   public var coordinates: [Coordinate] { Array(self) }

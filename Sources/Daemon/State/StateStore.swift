@@ -95,9 +95,21 @@ public struct StateStore: Sendable {
     if let routeFile { o.append("routeFile", .string(routeFile)) }
     o.append("routeIndex", .number(Double(routeIndex)))
     if revision > 0 { o.append("revision", .number(Double(revision))) }
-    o.append("document", NativeRouteFormat.encode(document))
     removeLeftovers()
-    try writeFileAtomically(routePath, Array(JSONWriter.string(.object(o)).utf8), mode: 0o600)
+    // Streamed: the file is never whole in memory, nor is a tree of the route's points. The
+    // bytes are those of the object above with a last member "document" holding
+    // `NativeRouteFormat.encode(document)`.
+    var out = Array(JSONWriter.string(.object(o)).utf8.dropLast())
+    out.reserveCapacity(NativeRouteFormat.writeChunk + 4096)
+    out.append(contentsOf: #","document":"#.utf8)
+    try writeFileAtomically(routePath, mode: 0o600) { fd, subject throws(SystemError) in
+      try NativeRouteFormat.write(document, into: &out) { bytes throws(SystemError) in
+        try writeAll(fd, bytes, subject: subject)
+        bytes.removeAll(keepingCapacity: true)
+      }
+      out.append(0x7D)  // }
+      try writeAll(fd, out, subject: subject)
+    }
     if let progress, progress.routeIndex == routeIndex {
       try saveProgress(progress, of: document)
     } else if unlink(progressPath) != 0 && errno != ENOENT {
@@ -216,7 +228,7 @@ public struct StateStore: Sendable {
     }
     let document: RouteDocument
     do {
-      document = try NativeRouteFormat.decode(dv)
+      document = try NativeRouteFormat.decode(dv).sharingPointArrays()
     } catch {
       return (.failure(.corrupt("route.json: \(error)")), nil)
     }
