@@ -1,6 +1,5 @@
 public import Guidance
 import POSIX
-import Synchronization
 public import Wire
 
 /// Something the engine publishes: a guidance event, a change of the fix source, or the end of
@@ -61,12 +60,13 @@ public struct Publication: Sendable, Equatable {
 /// The lazily encoded line of one publication.
 ///
 /// Sinks run on their own queues, so the first to ask encodes under the lock and the others take
-/// the same bytes. The lock is kept inline (one of these is made for every event, so a lock
-/// object and its separately allocated mutex were two more allocations each).
+/// the same bytes. The lock is `Locked` (a pthread mutex), not `Synchronization.Mutex`: on Linux
+/// that one waits with bare futex calls, which ThreadSanitizer cannot see, so every sink's read
+/// of the cached line was reported as a race.
 private final class EncodedLine: Sendable {
   private let seq: UInt64
   private let event: PublishedEvent
-  private let cache = Mutex<EventLine?>(nil)
+  private let cache = Locked<EventLine?>(nil)
 
   init(seq: UInt64, event: PublishedEvent) {
     self.seq = seq
