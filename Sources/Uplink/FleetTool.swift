@@ -94,7 +94,7 @@ public enum FleetTool {
 
   /// Messages from the network thread, taken by the main thread.
   final class Inbox: Sendable {
-    private let items = Mutex<[(topic: String, payload: [UInt8])]>([])
+    private let items = Locked<[(topic: String, payload: [UInt8])]>([])
     private let signal = DispatchSemaphore(value: 0)
     let connected = Atomic<Int32>(-1)
 

@@ -3,6 +3,7 @@ import Dispatch
 import Glibc
 // Defines the libmosquitto functions called here, opening the library on first use.
 import MosquittoShim
+import POSIX
 import Synchronization
 
 /// An MQTT 5 client on a network thread of its own that runs libmosquitto's loop.
@@ -102,14 +103,14 @@ public final class MQTTClient: @unchecked Sendable {
   private let handlers: Handlers
   private let handle: OpaquePointer
   /// Failed connects and lost links since the last accepted connect: the back-off's n.
-  private let failures = Mutex(0)
+  private let failures = Locked(0)
   private let closing = Atomic<Bool>(false)
   /// Ends a back-off wait early (``close()``).
   private let wake = DispatchSemaphore(value: 0)
-  private let thread = Mutex<pthread_t?>(nil)
+  private let thread = Locked<pthread_t?>(nil)
   /// libmosquitto's last error code and last error or warning line (its log: OpenSSL's reason
   /// for a failed handshake is only said there), since the last accepted connect.
-  private let failure = Mutex<(code: Int32?, log: String?)>((nil, nil))
+  private let failure = Locked<(code: Int32?, log: String?)>((nil, nil))
 
   public init(_ options: Options, handlers: Handlers) throws(Failure) {
     _ = Self.library
