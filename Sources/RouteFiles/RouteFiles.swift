@@ -57,7 +57,7 @@ public enum RouteFiles {
   ) throws(RouteFileError) -> RouteDocument {
     if let mapped = loadMapped(path, format: format, maximumSize: maximumSize) {
       let document = mapped.sharingPointArrays()
-      releaseFreedPages()
+      releaseDecodedPolylines()
       return document
     }
     let bytes = try read(path, maximumSize: maximumSize)
@@ -120,10 +120,21 @@ public enum RouteFiles {
         bytes, format: format, language: language,
         writer: { InstructionWriter(language: $0) }
       ).sharingPointArrays()
-      releaseFreedPages()
+      releaseDecodedPolylines()
       return document
     } catch {
       throw RouteFileError(path: name, underlying: error, message: "")
     }
   }
+}
+
+extension RouteFiles {
+  /// Gives back the pages of the decoder's step polylines, freed once a route's points are
+  /// moved into one array (``Routes/RouteDocument/sharingPointArrays()``).
+  ///
+  /// glibc returns memory only from the top of an arena, and once its mmap threshold has risen
+  /// (outside stepwised, which fixes it: ``POSIX/HeapRelease/configureForLongRunning()``) it
+  /// serves arrays of a step's size from the heap: the freed polylines then stay resident below
+  /// the route's array, 7 bytes a point of a million-point route.
+  static func releaseDecodedPolylines() { HeapRelease.now() }
 }

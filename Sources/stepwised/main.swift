@@ -1,5 +1,5 @@
-import Daemon
 import Glibc
+import POSIX
 import Uplink
 
 // stepwised: the turn-by-turn navigation daemon; its command line is DaemonCommand.swift. The

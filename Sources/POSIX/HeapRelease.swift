@@ -1,7 +1,8 @@
 import Glibc
 
 /// Gives the heap's free pages back to the system after work that needed a lot of memory once
-/// (reading a route, writing it to the state directory).
+/// (reading a route, writing it to the state directory), and sets the allocator up for a
+/// daemon.
 ///
 /// glibc returns memory only from the top of each arena, and a freed JSON tree or file buffer
 /// in the middle of one (the route is read on one thread, saved on another) stays resident:
