@@ -25,17 +25,24 @@ public enum UTCTime {
     return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
   }
 
-  /// Formats seconds since the epoch as ISO 8601 UTC with milliseconds, like gpsd:
-  /// `2024-05-01T12:00:01.000Z`.
-  public static func iso8601(_ seconds: Double) -> String {
-    let totalMillis = Int64((seconds * 1000).rounded())
-    var days = totalMillis / 86_400_000
-    var rem = totalMillis % 86_400_000
+  /// The civil date and the millisecond of that day of a time in milliseconds since the epoch.
+  public static func civil(
+    milliseconds: Int64
+  ) -> (year: Int, month: Int, day: Int, millisecond: Int) {
+    var days = milliseconds / 86_400_000
+    var rem = milliseconds % 86_400_000
     if rem < 0 {
       rem += 86_400_000
       days -= 1
     }
     let (y, mo, d) = civil(days: Int(days))
+    return (y, mo, d, Int(rem))
+  }
+
+  /// Formats seconds since the epoch as ISO 8601 UTC with milliseconds, like gpsd:
+  /// `2024-05-01T12:00:01.000Z`.
+  public static func iso8601(_ seconds: Double) -> String {
+    let (y, mo, d, rem) = civil(milliseconds: Int64((seconds * 1000).rounded()))
     let h = rem / 3_600_000
     let mi = rem / 60_000 % 60
     let s = rem / 1000 % 60

@@ -239,17 +239,12 @@ public enum GraphHopperImporter {
   /// into the `USE_ROUNDABOUT` (sign 6) before it: the roundabout names its exit, and leaving
   /// it is no maneuver of its own.
   private static func foldingRoundaboutExits(_ instructions: [Instruction]) -> [Instruction] {
-    var out: [Instruction] = []
-    out.reserveCapacity(instructions.count)
-    for i in instructions {
-      guard i.sign == -6, let last = out.last, last.sign == 6 else {
-        out.append(i)
-        continue
-      }
-      out[out.count - 1].distance += i.distance
-      out[out.count - 1].last = max(last.last, i.last)
+    RouteImportSupport.folding(instructions) { round, i in
+      guard i.sign == -6, round.sign == 6 else { return false }
+      round.distance += i.distance
+      round.last = max(round.last, i.last)
+      return true
     }
-    return out
   }
 
   /// A GraphHopper instruction `sign` in OSRM's vocabulary, for the instruction writer.

@@ -233,30 +233,23 @@ public enum OSRMImporter {
   /// The leg's steps with each `exit roundabout` / `exit rotary` folded into the `roundabout` /
   /// `rotary` before it (its distance and geometry joined, its own maneuver dropped).
   ///
-  /// One step
-  /// that names the exit, as Mapbox gives it. A separate exit step would be announced as a
-  /// maneuver of its own, repeating the roundabout's exit where no driver needs telling.
+  /// One step that names the exit, as Mapbox gives it. A separate exit step would be announced
+  /// as a maneuver of its own, repeating the roundabout's exit where no driver needs telling.
   private static func foldingRoundaboutExits(_ steps: [Step]) -> [Step] {
-    var out: [Step] = []
-    out.reserveCapacity(steps.count)
-    for step in steps {
+    RouteImportSupport.folding(steps) { round, step in
       guard RouteManeuver.Kind(osrmType: step.instruction.type).exitsRoundabout,
-        let last = out.last, RouteManeuver.Kind(osrmType: last.instruction.type).entersRoundabout,
-        last.exitDistance == nil
-      else {
-        out.append(step)
-        continue
-      }
-      var round = last
+        RouteManeuver.Kind(osrmType: round.instruction.type).entersRoundabout,
+        round.exitDistance == nil
+      else { return false }
+      let last = round
       round.exitDistance = last.distance
       round.distance += step.distance
       round.polyline +=
         step.polyline.first == last.polyline.last ? step.polyline.dropFirst() : step.polyline[...]
       round.flags += step.flags.filter { !last.flags.contains($0) }
       round.classes += step.classes.filter { !last.classes.contains($0) }
-      out[out.count - 1] = round
+      return true
     }
-    return out
   }
 
   private static func route(_ value: JSONValue, _ path: String, _ context: inout Context)

@@ -2,6 +2,20 @@ import Geodesy
 
 /// Pieces shared by the router importers: notices, route lines, names and language detection.
 enum RouteImportSupport {
+  /// `items` with every item that `absorb` merges into the one kept before it dropped.
+  ///
+  /// `absorb(&kept, next)` either merges `next` into `kept` and returns `true`, or leaves `kept`
+  /// as it is and returns `false` (then `next` is kept): how the importers fold a roundabout's
+  /// exit maneuver into the roundabout.
+  static func folding<T>(_ items: [T], _ absorb: (inout T, T) -> Bool) -> [T] {
+    var out: [T] = []
+    out.reserveCapacity(items.count)
+    for item in items where out.isEmpty || !absorb(&out[out.count - 1], item) {
+      out.append(item)
+    }
+    return out
+  }
+
   /// A step notice an importer gives for what the router marks on a stretch.
   enum Notice: CaseIterable {
     case ferry, toll, tollBooth, tunnel

@@ -379,25 +379,19 @@ public enum ValhallaImporter {
   /// The leg's maneuvers with each exit-roundabout maneuver (type 27) folded into the
   /// roundabout (type 26) before it.
   ///
-  /// One maneuver that names the exit, whose stretch runs round
-  /// the roundabout and on to the next maneuver. Valhalla's separate "Exit the roundabout"
-  /// repeats what the roundabout already said, at a point no driver needs telling.
+  /// One maneuver that names the exit, whose stretch runs round the roundabout and on to the
+  /// next maneuver. Valhalla's separate "Exit the roundabout" repeats what the roundabout already
+  /// said, at a point no driver needs telling.
   private static func foldingRoundaboutExits(_ maneuvers: [Maneuver]) -> [Maneuver] {
-    var out: [Maneuver] = []
-    out.reserveCapacity(maneuvers.count)
-    for m in maneuvers {
-      guard m.type == 27, let last = out.last, last.type == 26, last.exitLength == nil else {
-        out.append(m)
-        continue
-      }
-      var round = last
-      round.exitLength = last.length
+    RouteImportSupport.folding(maneuvers) { round, m in
+      guard m.type == 27, round.type == 26, round.exitLength == nil else { return false }
+      let flags = round.flags
+      round.exitLength = round.length
       round.length += m.length
       round.end = m.end
-      round.flags = Flag.allCases.filter { last.flags.contains($0) || m.flags.contains($0) }
-      out[out.count - 1] = round
+      round.flags = Flag.allCases.filter { flags.contains($0) || m.flags.contains($0) }
+      return true
     }
-    return out
   }
 
   /// Reads and checks a leg's maneuvers against its decoded shape.

@@ -245,19 +245,11 @@ enum EventLineWriter {
       JSONWriter.writeString(UTCTime.iso8601(seconds), into: &out)
       return
     }
-    let totalMillis = Int64(scaled)
-    var days = totalMillis / 86_400_000
-    var rem = totalMillis % 86_400_000
-    if rem < 0 {
-      rem += 86_400_000
-      days -= 1
-    }
-    let (y, mo, d) = UTCTime.civil(days: Int(days))
+    let (y, mo, d, ms) = UTCTime.civil(milliseconds: Int64(scaled))
     guard (0...9999).contains(y) else {
       JSONWriter.writeString(UTCTime.iso8601(seconds), into: &out)
       return
     }
-    let ms = Int(rem)
     let frac = ms % 1000
     withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 26) { b in
       func two(_ v: Int, at i: Int) {

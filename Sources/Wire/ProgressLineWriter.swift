@@ -195,16 +195,9 @@ private struct ByteCursor {
   mutating func time(_ seconds: Double) -> Bool {
     let scaled = roundedHalfAway(seconds * 1000)
     guard scaled.isFinite, abs(scaled) < 2.5e14 else { return false }
-    let totalMillis = Int64(scaled)
-    var days = totalMillis / 86_400_000
-    var rem = totalMillis % 86_400_000
-    if rem < 0 {
-      rem += 86_400_000
-      days -= 1
-    }
-    let (y, mo, d) = UTCTime.civil(days: Int(days))
+    let (y, mo, d, millisecond) = UTCTime.civil(milliseconds: Int64(scaled))
     guard (0...9999).contains(y) else { return false }
-    let ms = UInt64(rem)
+    let ms = UInt64(millisecond)
     byte(0x22)  // "
     digitsOf(UInt64(y), width: 4)
     byte(0x2D)  // -
