@@ -263,28 +263,27 @@ struct Reader {
       hasTolls: hasTolls, hasHighways: hasHighways, advisoryNotices: advisories, steps: steps)
   }
 
+  /// One of the words of `T` (its raw values), or an error naming `what` and listing them.
+  func word<T: RawRepresentable & CaseIterable>(
+    _ v: JSONValue, _ path: String, _ what: String
+  ) throws(RouteDocumentError) -> T where T.RawValue == String {
+    let text = try R.string(v, path)
+    guard let value = T(rawValue: text) else {
+      throw RouteDocumentError(
+        .invalidValue, path: path,
+        "unknown \(what) '\(text)' (expected one of "
+          + T.allCases.map(\.rawValue).joined(separator: ", ") + ")")
+    }
+    return value
+  }
+
   /// A step's `maneuver`: OSRM's type and modifier words, the exit number and where it is.
   func maneuver(_ v: JSONValue, _ path: String) throws(RouteDocumentError) -> RouteManeuver {
     let o = try R.object(v, path)
-    let tp = R.join(path, "type")
-    let type = try R.string(R.require(o, "type", path), tp)
-    guard let kind = RouteManeuver.Kind(rawValue: type) else {
-      throw RouteDocumentError(
-        .invalidValue, path: tp,
-        "unknown maneuver type '\(type)' (expected one of "
-          + RouteManeuver.Kind.allCases.map(\.rawValue).joined(separator: ", ") + ")")
-    }
-    var maneuver = RouteManeuver(kind: kind)
+    var maneuver = RouteManeuver(
+      kind: try word(R.require(o, "type", path), R.join(path, "type"), "maneuver type"))
     if let mv = o["modifier"], mv != .null {
-      let mp = R.join(path, "modifier")
-      let text = try R.string(mv, mp)
-      guard let modifier = RouteManeuver.Modifier(rawValue: text) else {
-        throw RouteDocumentError(
-          .invalidValue, path: mp,
-          "unknown maneuver modifier '\(text)' (expected one of "
-            + RouteManeuver.Modifier.allCases.map(\.rawValue).joined(separator: ", ") + ")")
-      }
-      maneuver.modifier = modifier
+      maneuver.modifier = try word(mv, R.join(path, "modifier"), "maneuver modifier")
     }
     if let ev = o["exit"], ev != .null {
       let ep = R.join(path, "exit")
