@@ -10,13 +10,19 @@ import Glibc
 /// walk over the free lists, a few milliseconds, never on the path of a fix. The corresponding
 /// C functions are `malloc_trim` and `mallopt`, which Swift's Glibc module does not declare
 /// (they are in `malloc.h`): they are looked up once, and without them (another C library)
-/// nothing is done.
+/// nothing is done. Nothing is done either under a sanitizer, whose allocator replaces glibc's:
+/// glibc's heap is then never set up, and `malloc_trim` walked its uninitialised bins and
+/// crashed (AddressSanitizer, two tests trimming at once, in the CI run of 8a15681).
 public enum HeapRelease {
   private typealias Trim = @convention(c) (Int) -> Int32
   private typealias Option = @convention(c) (Int32, Int32) -> Int32
 
-  private static let trim: Trim? = libc("malloc_trim", as: Trim.self)
-  private static let option: Option? = libc("mallopt", as: Option.self)
+  private static let trim: Trim? = ownsTheHeap ? libc("malloc_trim", as: Trim.self) : nil
+  private static let option: Option? = ownsTheHeap ? libc("mallopt", as: Option.self) : nil
+
+  /// Whether malloc is glibc's own: false in a process built with a sanitizer, whose runtime
+  /// exports `__sanitizer_print_stack_trace` (every sanitizer's common part has it).
+  public static let ownsTheHeap: Bool = libc("__sanitizer_print_stack_trace", as: Trim.self) == nil
 
   /// `mallopt`'s `M_ARENA_MAX` and `M_MMAP_THRESHOLD` (`malloc.h`).
   private static let arenaMaximum: Int32 = -8
