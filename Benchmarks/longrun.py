@@ -29,13 +29,18 @@
       gpsd's output (a `gpspipe -w` capture through gpsfake): exits 1 on a difference.
 
   longrun.py run --stepwised BIN --epochs N [--churn-rounds R] [--churn 20] [--stay 5]
-                 [--timeout S]
+                 [--stall-output S] [--timeout S]
       Runs the feeder and `stepwised --json --socket` on it (gpsd://127.0.0.1:P, so libgps and
       GPSDSource do the reading), subscribers connecting and leaving throughout: `--stay` of
       them connected from start to end reading everything, and R rounds of `--churn` that
       connect, read their VERSION, STATE and a few events, and leave. VmRSS and VmHWM of the
       daemon are sampled from /proc at every 1 % of the epochs consumed (a PROGRESS on its
       standard output per epoch). Prints key=value lines.
+      --stall-output S stops reading the daemon's standard output for S seconds at half the
+      run, as a journal that stalls: lines wait in the daemon, whose sink drops the oldest once
+      full (then the epochs consumed are counted from the time of the last PROGRESS read, and
+      lost_progress says how many lines were dropped). rss_kb_stall is the most VmRSS sampled
+      during the stall, rss_kb_settled VmRSS after the last epoch and 2 s more.
 
 Why Python: the feeder only formats lines and writes them to a socket, about 5 us an epoch, and
 it runs in a process of its own, so it is not the bottleneck (stepwised is); gpsfake is, at
@@ -43,6 +48,7 @@ several milliseconds an epoch. The line templates are gpsd 3.22's own (copied fr
 capture through gpsfake of Benchmarks/gen_nmea.py's track: Tests/Fixtures/gpsd/gpsd-3.22-sky.json),
 and `check` keeps them honest.
 """
+import calendar
 import json
 import math
 import os
@@ -320,6 +326,18 @@ def arenas(pid):
     return count
 
 
+def last_progress_epoch(data):
+    """The epoch (0-based) of the last PROGRESS line in `data`, from its time (T0 + i / RATE_HZ)."""
+    at = data.rfind(b'"class":"PROGRESS"')
+    start = data.find(b'"time":"', at) + 8
+    stamp = data[start:data.find(b'Z"', start)].decode()
+    day, clock = stamp.split('T')
+    y, mo, d = (int(x) for x in day.split('-'))
+    h, mi, sec = clock.split(':')
+    seconds = calendar.timegm((y, mo, d, int(h), int(mi), 0)) + float(sec)
+    return round((seconds - T0) * RATE_HZ)
+
+
 def cpu_seconds(pid):
     try:
         with open('/proc/%d/stat' % pid) as f:
@@ -404,7 +422,8 @@ class Subscriber:
 
 
 def run(args):
-    o = {'--churn-rounds': '40', '--churn': '20', '--stay': '5', '--timeout': '1800'}
+    o = {'--churn-rounds': '40', '--churn': '20', '--stay': '5', '--timeout': '1800',
+         '--stall-output': '0'}
     i = 0
     while i < len(args):
         o[args[i]] = args[i + 1]
@@ -443,6 +462,10 @@ def run(args):
     churn_done = churn_started = 0
     failures = []
     ended = None
+    stall_seconds = float(o['--stall-output'])
+    stall_until = None        # monotonic time the stall ends, while standard output is not read
+    stall_rss = 0
+    lines_read = 0            # PROGRESS lines read; `progress` is the last one's epoch + 1
     while progress < epochs:
         if time.monotonic() > deadline:
             failures.append('timeout')
@@ -459,7 +482,15 @@ def run(args):
                 sel.register(s.sock, selectors.EVENT_READ, s)
                 churners.append(s)
                 churn_started += 1
-        for key, _ in sel.select(0.5):
+        if stall_seconds and stall_until is None and progress >= epochs // 2:
+            sel.unregister(daemon.stdout)
+            stall_until = time.monotonic() + stall_seconds
+        if stall_until is not None and stall_until > 0:
+            stall_rss = max(stall_rss, status_kb(daemon.pid)[0])
+            if time.monotonic() >= stall_until:
+                sel.register(daemon.stdout, selectors.EVENT_READ, None)
+                stall_until = 0
+        for key, _ in sel.select(0.5 if stall_until is None or stall_until == 0 else 0.05):
             sub = key.data
             try:
                 data = key.fileobj.read() if sub is None else key.fileobj.recv(1 << 16)
@@ -475,7 +506,12 @@ def run(args):
                     break
                 data = tail + data
                 cut = data.rfind(b'\n') + 1
-                progress += data.count(b'"class":"PROGRESS"', 0, cut)
+                read_now = data.count(b'"class":"PROGRESS"', 0, cut)
+                lines_read += read_now
+                if stall_seconds and read_now:
+                    progress = max(progress, last_progress_epoch(data[:cut]) + 1)
+                else:
+                    progress += read_now
                 tail = data[cut:]
                 while progress >= next_sample:
                     rss, hwm, anon, mapped = status_kb(daemon.pid)
@@ -501,6 +537,11 @@ def run(args):
         if failures:
             break
     seconds = time.monotonic() - t_start
+    settled = 0
+    if stall_seconds:
+        # What stays of the stall's backlog once the daemon has been idle for 2 s.
+        time.sleep(2)
+        settled = status_kb(daemon.pid)[0]
     rss, hwm, anon, mapped = status_kb(daemon.pid)
     cpu = cpu_seconds(daemon.pid)
     extra_arenas = arenas(daemon.pid)
@@ -551,6 +592,10 @@ def run(args):
         print('rss_kb_%s=%d' % (name, at(fr)[1]))
         print('anon_kb_%s=%d' % (name, at(fr)[3]))
         print('file_kb_%s=%d' % (name, at(fr)[4]))
+    if stall_seconds:
+        print('rss_kb_stall=%d' % stall_rss)
+        print('rss_kb_settled=%d' % settled)
+        print('lost_progress=%d' % (progress - lines_read))
     print('hwm_kb_end=%d' % samples[-1][2])
     print('extra_arenas=%d' % extra_arenas)
     print('rss_slope_kb_per_100k=%.1f' % slope)

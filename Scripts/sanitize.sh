@@ -9,8 +9,8 @@
 # SANITIZE_FILTER, when set, is passed to `swift test --filter` (a regular expression over
 # suite and test names), and SANITIZE_SKIP to `swift test --skip`; unset, every test runs.
 #
-# The tests run with STEPWISE_SANITIZER=thread or address in their environment: the two socket
-# tests whose load is a figure of speed rather than of correctness (200 clients; a 1000x
+# The tests run with STEPWISE_SANITIZER=thread or address in their environment: the three socket
+# tests whose load is a figure of speed rather than of correctness (200 clients, twice; a 1000x
 # replay) scale down under it (docs/hardening.md). ThreadSanitizer reads its suppressions from Scripts/tsan.supp;
 # every entry there says why the report it hides is false.
 #

@@ -12,7 +12,7 @@ import Wire
 /// publication's ``Publication/line`` without `seq`, the bytes subscribers get, encoded once
 /// by whichever sink asks first) and hands the descriptor 64 KiB at a time. On two cores the encoding then runs beside guidance instead of
 /// after it. What waits is bounded by ``capacity`` bytes, counting each waiting event as
-/// ``estimatedLineBytes`` (a `PROGRESS` line is about 380). When it is full the oldest events
+/// ``estimatedLineBytes``. When it is full the oldest events
 /// are dropped, and the first drop is reported once on stderr. Replays do not lose lines:
 /// their source calls ``waitForRoom(stop:)`` before producing more, which holds the replay,
 /// not the engine.
@@ -25,8 +25,14 @@ public final class StreamSink: EventSink {
     case readable(progress: Bool)
   }
 
-  /// What a waiting event counts for against ``capacity``, in bytes.
-  public static let estimatedLineBytes = 256
+  /// What a waiting event counts for against ``capacity``, in bytes: the memory it holds, not
+  /// only its line.
+  ///
+  /// A waiting `PROGRESS` is its event, its lock and its encoded line of about 380 bytes, and
+  /// with the allocator's overhead about 1 KiB: a stall of standard output that left 16,384
+  /// events waiting made the daemon 16.5 MiB larger (`longrun.py run --stall-output`), when 256
+  /// bytes an event was counted and the 4 MiB capacity was meant to bound it.
+  public static let estimatedLineBytes = 1024
 
   private struct Queue: ~Copyable {
     /// Events waiting to be encoded and written, oldest first.
@@ -44,6 +50,9 @@ public final class StreamSink: EventSink {
     /// growing new ones (in a `--fast` replay the writer catches up and restarts once per batch).
     var spareOut: [UInt8] = []
     var spareWork: [Publication] = []
+    /// The most events waiting since the writer last caught up.
+    var backlogPeak = 0
+    var backlogsReleased = 0
   }
 
   /// The most waiting events whose list is kept for reuse once empty; a longer one (after a
@@ -121,6 +130,7 @@ public final class StreamSink: EventSink {
     let (start, firstDrop) = state.withLock { q -> (Bool, Bool) in
       guard !q.finished, q.failure == nil else { return (false, false) }
       for p in publications where prints(p) { q.waiting.append(p) }
+      q.backlogPeak = max(q.backlogPeak, q.waiting.count + q.inFlight)
       var firstDrop = false
       let excess = q.waiting.count + q.inFlight - limit
       if excess > 0 && q.waiting.count > 1 {
@@ -158,6 +168,11 @@ public final class StreamSink: EventSink {
 
   /// Lines dropped because the queue was full.
   public var droppedLines: Int { state.withLock { $0.dropped } }
+
+  /// Times the writer caught up with a backlog of at least
+  /// ``POSIX/HeapRelease/backlogWorthTrimming`` bytes (estimated), after which the heap is
+  /// trimmed (``POSIX/HeapRelease/afterBacklog()``).
+  public var backlogsReleased: Int { state.withLock { $0.backlogsReleased } }
 
   /// The first write error (a closed pipe, a full disk); later lines are dropped.
   public var failure: SystemError? { state.withLock { $0.failure } }
@@ -216,6 +231,11 @@ public final class StreamSink: EventSink {
           if work.capacity <= Self.keptListCapacity { swap(&work, &q.spareWork) }
           swap(&out, &q.spareOut)
           q.writing = false
+          if q.backlogPeak * Self.estimatedLineBytes >= HeapRelease.backlogWorthTrimming {
+            q.backlogsReleased += 1
+            HeapRelease.afterBacklog()
+          }
+          q.backlogPeak = 0
           guard q.finished else { return [] }
           let w = q.drainWaiters
           q.drainWaiters = []

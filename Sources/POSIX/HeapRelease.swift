@@ -1,3 +1,4 @@
+import Dispatch
 import Glibc
 
 /// Gives the heap's free pages back to the system after work that needed a lot of memory once
@@ -53,6 +54,45 @@ public enum HeapRelease {
   public static func now() {
     _ = trim?(0)
   }
+
+  /// The backlog, in bytes, whose release is worth a trim (``afterBacklog()``): a sixteenth of
+  /// the daemon's 16 MiB.
+  public static let backlogWorthTrimming = 256 << 10
+
+  /// Trims the heap a moment after a backlog was written or dropped: lines that waited for a
+  /// slow reader (standard output behind a busy journal, a subscriber that stopped reading).
+  ///
+  /// Those lines are small blocks spread through the heap among longer-lived ones, so glibc
+  /// cannot give their pages back by shrinking the heap's top, and without a trim each burst's
+  /// high-water mark stayed resident for good (docs/profiling.md). Coalesced: one trim at most
+  /// every ``backlogTrimSpacing``, on a queue of its own, never on the caller's thread.
+  ///
+  /// - Returns: whether this call scheduled the trim (`false`: one is already due).
+  @discardableResult
+  public static func afterBacklog() -> Bool {
+    guard trim != nil else { return false }
+    let schedule = backlogTrimDue.withLock { due in
+      defer { due = true }
+      return !due
+    }
+    guard schedule else { return false }
+    trimQueue.asyncAfter(deadline: .now() + backlogTrimSpacing) {
+      backlogTrimDue.withLock { $0 = false }
+      now()
+      backlogTrimCount.withLock { $0 += 1 }
+    }
+    return true
+  }
+
+  /// Trims done after backlogs since start.
+  public static var backlogTrims: Int { backlogTrimCount.withLock { $0 } }
+
+  /// The least time between two trims after backlogs.
+  public static let backlogTrimSpacing: DispatchTimeInterval = .seconds(1)
+
+  private static let backlogTrimDue = Locked(false)
+  private static let backlogTrimCount = Locked(0)
+  private static let trimQueue = DispatchQueue(label: "stepwise.heap-trim")
 
   private static func libc<F>(_ name: String, as type: F.Type) -> F? {
     guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), name) else { return nil }

@@ -22,6 +22,9 @@ final class SubscriberConnection: @unchecked Sendable {
   var writeArmed = false
   /// Bytes queued and not yet sent.
   private(set) var queuedBytes = 0
+  /// The most bytes queued since the queue was last empty (the server trims the heap after a
+  /// large one).
+  var backlogPeak = 0
   /// The `seq` of the state this client was sent on connect: it gets the events after it.
   var joinedAfter: UInt64 = 0
   var watch = WatchRequest()

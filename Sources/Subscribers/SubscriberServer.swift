@@ -67,6 +67,9 @@ public final class SubscriberServer: @unchecked Sendable {
     public var published = 0
     /// The most bytes ever queued for one client.
     public var peakQueuedBytes = 0
+    /// Queues of at least ``HeapRelease/backlogWorthTrimming`` bytes that were sent or dropped,
+    /// after which the heap was trimmed (``HeapRelease/afterBacklog()``).
+    public var backlogsReleased = 0
   }
 
   /// The release string of this build, sent in `VERSION`.
@@ -312,7 +315,16 @@ public final class SubscriberServer: @unchecked Sendable {
   /// Counts `c`'s queue in the peak and disconnects `c` when it is over the limit.
   private func noteQueued(_ c: SubscriberConnection) {
     if c.queuedBytes > stats.peakQueuedBytes { stats.peakQueuedBytes = c.queuedBytes }
+    if c.queuedBytes > c.backlogPeak { c.backlogPeak = c.queuedBytes }
     if c.queuedBytes > configuration.queueLimit { overflow(c) }
+  }
+
+  /// `c`'s queue is empty or gone: after a backlog worth it, the heap is trimmed.
+  private func backlogReleased(_ c: SubscriberConnection) {
+    guard c.backlogPeak >= HeapRelease.backlogWorthTrimming else { return }
+    c.backlogPeak = 0
+    stats.backlogsReleased += 1
+    HeapRelease.afterBacklog()
   }
 
   private func overflow(_ c: SubscriberConnection) {
@@ -341,6 +353,7 @@ public final class SubscriberServer: @unchecked Sendable {
     guard !c.closed else { return }
     do {
       if try c.flush(&scratch) {
+        backlogReleased(c)
         if c.writeArmed {
           c.writeSource?.suspend()
           c.writeArmed = false
@@ -476,6 +489,7 @@ public final class SubscriberServer: @unchecked Sendable {
     connections[c.id] = nil
     if let i = joinOrder.firstIndex(where: { $0 === c }) { joinOrder.remove(at: i) }
     stats.connected = connections.count
+    backlogReleased(c)
     if shuttingDown && connections.isEmpty, let done = shutdownDone {
       shutdownDone = nil
       done.signal()
