@@ -23,7 +23,7 @@ public enum HeapRelease {
 
   /// Whether malloc is glibc's own: false in a process built with a sanitizer, whose runtime
   /// exports `__sanitizer_print_stack_trace` (every sanitizer's common part has it).
-  public static let ownsTheHeap: Bool = libc("__sanitizer_print_stack_trace", as: Trim.self) == nil
+  public static let ownsTheHeap: Bool = symbol("__sanitizer_print_stack_trace") == nil
 
   /// `mallopt`'s `M_ARENA_MAX` and `M_MMAP_THRESHOLD` (`malloc.h`).
   private static let arenaMaximum: Int32 = -8
@@ -71,31 +71,34 @@ public enum HeapRelease {
   @discardableResult
   public static func afterBacklog() -> Bool {
     guard trim != nil else { return false }
-    let schedule = backlogTrimDue.withLock { due in
-      defer { due = true }
-      return !due
+    let schedule = backlogTrim.withLock { t in
+      defer { t.due = true }
+      return !t.due
     }
     guard schedule else { return false }
     trimQueue.asyncAfter(deadline: .now() + backlogTrimSpacing) {
-      backlogTrimDue.withLock { $0 = false }
+      backlogTrim.withLock { $0.due = false }
       now()
-      backlogTrimCount.withLock { $0 += 1 }
+      backlogTrim.withLock { $0.done += 1 }
     }
     return true
   }
 
   /// Trims done after backlogs since start.
-  public static var backlogTrims: Int { backlogTrimCount.withLock { $0 } }
+  public static var backlogTrims: Int { backlogTrim.withLock { $0.done } }
 
   /// The least time between two trims after backlogs.
   public static let backlogTrimSpacing: DispatchTimeInterval = .seconds(1)
 
-  private static let backlogTrimDue = Locked(false)
-  private static let backlogTrimCount = Locked(0)
+  /// Whether a trim after a backlog is scheduled, and how many were done.
+  private static let backlogTrim = Locked((due: false, done: 0))
   private static let trimQueue = DispatchQueue(label: "stepwise.heap-trim")
 
   private static func libc<F>(_ name: String, as type: F.Type) -> F? {
-    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), name) else { return nil }
-    return unsafeBitCast(symbol, to: type)
+    symbol(name).map { unsafeBitCast($0, to: type) }
+  }
+
+  private static func symbol(_ name: String) -> UnsafeMutableRawPointer? {
+    dlsym(UnsafeMutableRawPointer(bitPattern: 0), name)
   }
 }
