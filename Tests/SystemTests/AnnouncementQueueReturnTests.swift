@@ -1,10 +1,11 @@
 import Client
 import JSON
+import TestSupport
 import Testing
 
 /// `stepwise speak` drops a direction to the route that went stale: once back on the route,
 /// or when a newer one is waiting.
-@Suite struct AnnouncementQueueReturnTests {
+@Suite(.blocking) struct AnnouncementQueueReturnTests {
   static func o(_ json: String) throws -> JSONObject {
     try #require(try JSONParser.parse(json).objectValue)
   }

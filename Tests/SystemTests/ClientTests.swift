@@ -49,7 +49,7 @@ final class ChildProcess: @unchecked Sendable {
     for (pipe, isOut) in [(outPipe, true), (errPipe, false)] {
       group.enter()
       let handle = pipe.fileHandleForReading
-      DispatchQueue.global().async { [self] in
+      onItsOwnThread { [self] in
         let data = handle.readDataToEndOfFile()
         if isOut { out = data } else { err = data }
         group.leave()
@@ -81,7 +81,7 @@ func stepwise(
 
 // The time limit guards against a hang, not a slow run: a test that runs the stepwise tool a
 // dozen times took more than a minute under ThreadSanitizer on a loaded 2-core machine.
-@Suite(.serialized, .timeLimit(.minutes(3))) struct ClientTests {
+@Suite(.blocking, .serialized, .timeLimit(.minutes(3))) struct ClientTests {
   static let example = "Tests/Fixtures/routes/example.json"
 
   /// A daemon stand-in on a socket that user nobody can reach too (folder 0755, socket group

@@ -7,7 +7,7 @@ import Testing
 
 /// `stepwise drive` end to end: the virtual vehicle, stepwised fed through a pipe and a real
 /// Valhalla on loopback (Monaco), on an 800 m route with a roundabout.
-@Suite(.serialized, .timeLimit(.minutes(3))) struct ClosedLoopDriveTests {
+@Suite(.blocking, .serialized, .timeLimit(.minutes(3))) struct ClosedLoopDriveTests {
   static let route = "Tests/Fixtures/valhalla/mc_car_casino_roundabout.en.json"
   /// Fast enough for a test, slow enough that a loopback Valhalla answers within an epoch.
   static let speedUp = "40"
@@ -70,7 +70,7 @@ import Testing
 }
 
 /// `stepwise scenario score` on the recorded closed-loop drives.
-@Suite struct ClosedLoopScoreCommandTests {
+@Suite(.blocking) struct ClosedLoopScoreCommandTests {
   @Test func theRecordedDrivesAreScoredAndMeetTheBars() throws {
     let dirs = try FileManager.default.contentsOfDirectory(
       atPath: repositoryFile("Simulations/closed-loop")

@@ -3,7 +3,7 @@ import JSON
 import TestSupport
 import Testing
 
-@Suite(.serialized) struct StepwisedCommandLineTests {
+@Suite(.blocking, .serialized) struct StepwisedCommandLineTests {
   static let scenario = "Simulations/001-marais-drive"
 
   @Test func replaysATrackAndPrintsJSONEventsInOrder() throws {
@@ -133,7 +133,7 @@ import Testing
   }
 }
 
-@Suite(.serialized) struct StepwiseToolTests {
+@Suite(.blocking, .serialized) struct StepwiseToolTests {
   @Test func routesListsTheAlternatives() throws {
     let r = try runTool("stepwise", ["routes", "Tests/Fixtures/routes/example.json"])
     #expect(r.status == 0)

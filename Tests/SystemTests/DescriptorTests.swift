@@ -19,7 +19,7 @@ let straceUsable: Bool = {
 ///
 /// A second `close` of a number is harmless only while nobody has been given that number again; in
 /// a program with threads (the daemon, the test runner) it closes somebody else's socket or file.
-@Suite(.requires(straceUsable, "strace is missing or may not trace here"))
+@Suite(.blocking, .requires(straceUsable, "strace is missing or may not trace here"))
 struct DescriptorTests {
   /// `DaemonConnection.init` closed its socket after a failed connect, and then `deinit` closed
   /// it again (a class whose initializer throws once every stored property is set is

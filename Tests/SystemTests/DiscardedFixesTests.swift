@@ -5,7 +5,7 @@ import Testing
 
 /// The receiver's jumps that the engine discards are counted on `PROGRESS`, so a dashboard or a
 /// fleet can see a receiver that keeps jumping.
-@Suite struct DiscardedFixesTests {
+@Suite(.blocking) struct DiscardedFixesTests {
   @Test func progressCountsTheDiscardedJumpsOfAGlitchyReceiver() throws {
     let scenario = "Simulations/039-marais-glitches"
     let r = try runTool(

@@ -12,7 +12,7 @@ import Wire
 /// carries a moving vehicle.
 ///
 /// So an idle daemon has nothing to wake up for.
-@Suite struct EngineTickTests {
+@Suite(.blocking) struct EngineTickTests {
   typealias Recorder = GPSDEngineLoopTests.Recorder
   typealias FakeClock = GPSDEngineLoopTests.FakeClock
 

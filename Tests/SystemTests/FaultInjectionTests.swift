@@ -147,7 +147,7 @@ final class FileWriter {
   func close() { Glibc.close(fd) }
 }
 
-@Suite(.serialized, .timeLimit(.minutes(4)))
+@Suite(.blocking, .serialized, .timeLimit(.minutes(4)))
 struct FaultInjectionTests {
   static let route = "Simulations/001-marais-drive/route.json"
   /// The sanitizer `Scripts/sanitize.sh` runs the tests under (`STEPWISE_SANITIZER`), if any:

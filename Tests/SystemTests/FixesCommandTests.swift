@@ -7,7 +7,7 @@ import Testing
 
 /// `stepwise fixes`: the fixes of a track, readable or as gpsd TPV objects, compared with what
 /// gpsd itself printed for the same captures (the `.chk` files of its regression suite).
-@Suite struct FixesCommandTests {
+@Suite(.blocking) struct FixesCommandTests {
   static let folder = "Tests/Fixtures/nmea"
   static var captures: [String] {
     ((try? FileManager.default.contentsOfDirectory(atPath: repositoryFile(folder))) ?? [])
@@ -85,7 +85,7 @@ import Testing
 }
 
 /// Every command is in `stepwise --help` and in the man page, and the tool knows it.
-@Suite struct HelpListsEveryCommandTests {
+@Suite(.blocking) struct HelpListsEveryCommandTests {
   @Test func everyCommandIsListedAndKnown() throws {
     let help = try runTool("stepwise", ["--help"])
     #expect(help.status == 0)

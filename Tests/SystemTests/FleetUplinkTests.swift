@@ -8,7 +8,7 @@ import Uplink
 /// across outages, crashes and restarts.
 ///
 /// Every process is ended by its pid.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.blocking, .serialized, .timeLimit(.minutes(3)))
 struct FleetUplinkTests {
   static let route = repositoryFile("Simulations/001-marais-drive/route.json")
 
@@ -198,7 +198,7 @@ extension FleetUplinkTests {
 }
 
 /// Commands from dispatchers over MQTT (`--mqtt-commands`), under the fleet ACL.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.blocking, .serialized, .timeLimit(.minutes(3)))
 struct FleetCommandTests {
   static let users = [
     "veh1": "pw-veh1", "veh2": "pw-veh2", "dispatcher": "pw-disp", "console": "pw-console",
@@ -356,7 +356,7 @@ struct FleetCommandTests {
 }
 
 /// `stepwise send` and `stepwise fleet` against a vehicle on a real broker.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.blocking, .serialized, .timeLimit(.minutes(3)))
 struct FleetToolTests {
   @Test func sendWaitsForTheReplyAndTakesItsExitStatusFromIt() throws {
     let scratch = try ScratchDirectory()

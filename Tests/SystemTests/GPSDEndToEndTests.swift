@@ -160,7 +160,8 @@ let gpsfakeInstalled =
   && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")
 
 @Suite(
-  .serialized, .timeLimit(.minutes(2)), .requires(gpsfakeInstalled, "gpsfake is not installed"))
+  .blocking, .serialized, .timeLimit(.minutes(2)),
+  .requires(gpsfakeInstalled, "gpsfake is not installed"))
 struct GPSDEndToEndTests {
   static let scenario = "Simulations/003-missed-turn-and-return"
   /// Seconds between sentences: 4 sentences per epoch make 131 epochs last about 21 s.
@@ -356,7 +357,7 @@ struct GPSDEndToEndTests {
 }
 
 /// gpsd JSON captures (`gpspipe -w`, with and without `-uu`) replayed like NMEA tracks.
-@Suite(.serialized) struct GPSDCaptureReplayTests {
+@Suite(.blocking, .serialized) struct GPSDCaptureReplayTests {
   static let scenario = "Simulations/003-missed-turn-and-return"
   static let fixtures = "Tests/Fixtures/gpsd"
 

@@ -14,7 +14,7 @@ import Wire
 
 /// gpsd's JSON reports decoded, merged into epochs, and read from gpspipe captures: the pure
 /// side of the gpsd client.
-@Suite struct GPSDReportTests {
+@Suite(.blocking) struct GPSDReportTests {
   static func decode(_ line: String) throws -> GPSDReport {
     try GPSDReport.decode(Array(line.utf8))
   }
@@ -199,7 +199,7 @@ import Wire
 }
 
 /// The engine loop and its publisher, without processes.
-@Suite struct GPSDEngineLoopTests {
+@Suite(.blocking) struct GPSDEngineLoopTests {
   final class Recorder: EventSink, @unchecked Sendable {
     // Invariant: written by the engine's thread only, read after the engine finished.
     var received: [Publication] = []

@@ -8,7 +8,7 @@ import Testing
 
 /// The session's explicit states: the phase, the announcement flags and their on-disk values, the
 /// progress file's versions, and the one rule for when silence must be checked.
-@Suite struct GuidanceStateTests {
+@Suite(.blocking) struct GuidanceStateTests {
   @Test func announcementFlagRawValuesAreStable() {
     // These numbers are written to progress files: they must never change meaning.
     #expect(AnnouncementFlags.prepare.rawValue == 1)

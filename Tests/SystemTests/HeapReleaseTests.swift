@@ -1,9 +1,10 @@
 import Foundation
 import POSIX
+import TestSupport
 import Testing
 
 /// HeapRelease trims glibc's heap, and leaves a sanitizer's allocator alone.
-@Suite struct HeapReleaseTests {
+@Suite(.blocking) struct HeapReleaseTests {
   /// The heap is glibc's only without a sanitizer.
   ///
   /// Under `Scripts/sanitize.sh` (STEPWISE_SANITIZER set) malloc is the sanitizer's, and glibc's

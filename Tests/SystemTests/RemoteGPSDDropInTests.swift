@@ -5,6 +5,7 @@ import Testing
 /// The drop-in for a remote gpsd: systemd reads it without a warning, and with it the service's
 /// address allow list names the remote host (which the unit alone keeps to loopback).
 @Suite(
+  .blocking,
   .requires(toolsInstalled("/usr/bin/systemd-analyze"), "systemd-analyze is not installed"))
 struct RemoteGPSDDropInTests {
   /// `systemd-analyze security --offline` of the unit, with the drop-in when `dropIn`.

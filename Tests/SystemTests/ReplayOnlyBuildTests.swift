@@ -13,7 +13,7 @@ func toolchainBinary(_ name: String) -> String? {
 
 /// A build without libgps-dev stops with a message naming the package, unless a replay-only
 /// build is asked for (`STEPWISE_REPLAY_ONLY=1`, README "Building").
-@Suite(.requires(toolchainBinary("clang") != nil, "the toolchain's clang is not found"))
+@Suite(.blocking, .requires(toolchainBinary("clang") != nil, "the toolchain's clang is not found"))
 struct ReplayOnlyBuildTests {
   /// Compiles the shim as the build does, with libgps's headers taken away.
   static func compileShim(_ defines: [String]) throws -> ProcessResult {

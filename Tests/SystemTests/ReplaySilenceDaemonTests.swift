@@ -4,7 +4,7 @@ import Testing
 
 /// The daemon's replays report a receiver that says nothing at all the way the lab does: its
 /// `--fast` and paced replays of the silent-receiver scenario both give the scenario's golden.
-@Suite(.serialized) struct ReplaySilenceDaemonTests {
+@Suite(.blocking, .serialized) struct ReplaySilenceDaemonTests {
   static let scenario = "Simulations/045-marais-receiver-silent"
 
   @Test(arguments: [["--fast"], ["--replay-speed", "60"]])

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// When to reroute and whether to use the answer, without a router: answers are handed in.
-@Suite struct RerouteControllerTests {
+@Suite(.blocking) struct RerouteControllerTests {
   static let start = Coordinate(latitude: 47.14, longitude: 9.52)
   /// Where the vehicle left the route: 200 m east of the start, then 60 m south.
   static let off = start.destination(distance: 200, bearing: 90)

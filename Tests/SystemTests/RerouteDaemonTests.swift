@@ -5,7 +5,7 @@ import Testing
 
 /// `stepwised --router` end to end: a drive that leaves the Marais route, replayed `--fast`
 /// against a real Valhalla on loopback, and against a router that is down.
-@Suite(.serialized, .timeLimit(.minutes(5))) struct RerouteDaemonTests {
+@Suite(.blocking, .serialized, .timeLimit(.minutes(5))) struct RerouteDaemonTests {
   static let route = "Simulations/001-marais-drive/route.json"
 
   /// A drive that turns off the route 700 m in and goes 400 m east off it.

@@ -7,7 +7,7 @@ import Testing
 /// A router that refuses connections is asked again at a short, steady spacing (nothing reached
 /// it), so a restarted router is used within about a second; failures that reached a router
 /// (timeouts, 503) are spaced further and further apart.
-@Suite struct RerouteRefusedSpacingTests {
+@Suite(.blocking) struct RerouteRefusedSpacingTests {
   /// The times of the requests made at fixes every 0.5 s for 40 s, each answered by `failure`.
   static func requestTimes(failing failure: RouterFailure) -> [Double] {
     var c = RerouteController(idPrefix: "r")

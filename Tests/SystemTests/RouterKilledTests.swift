@@ -10,7 +10,7 @@ import Testing
 ///
 /// The daemon replays `--fast` from a named pipe the test writes one epoch at a time, so the
 /// fix clock stands still while the router restarts and each step can be awaited.
-@Suite(.serialized, .timeLimit(.minutes(5))) struct RouterKilledTests {
+@Suite(.blocking, .serialized, .timeLimit(.minutes(5))) struct RouterKilledTests {
   /// The daemon's events so far, `PROGRESS` included.
   static func events(_ path: String) -> [JSONObject] {
     let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""

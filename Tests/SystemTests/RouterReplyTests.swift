@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// Router answers told apart without a network: routes, errors, garbage and stale replies.
-@Suite struct RouterReplyTests {
+@Suite(.blocking) struct RouterReplyTests {
   static let writer = InstructionWriter(language: .en)
   static let marais = readBytes(
     repositoryFile("Tests/Fixtures/valhalla/par_car_marais.en.json"))

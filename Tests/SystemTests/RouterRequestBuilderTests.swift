@@ -6,7 +6,7 @@ import TestSupport
 import Testing
 
 /// The requests each router gets, built without a network.
-@Suite struct RouterRequestBuilderTests {
+@Suite(.blocking) struct RouterRequestBuilderTests {
   static let here = Coordinate(latitude: 48.858512345, longitude: 2.356098765)
   static let stop = Coordinate(latitude: 48.8631, longitude: 2.3621)
   static let pass = Coordinate(latitude: 48.8655, longitude: 2.3702)

@@ -13,7 +13,7 @@ import Testing
 /// once. Resuming the continuation while holding the lock the handler takes deadlocked against the
 /// Swift runtime's task status lock, which it holds while the handler runs; a daemon then never
 /// exited (about 1 stop in 100 with gpsd unreachable).
-@Suite struct RunBlockingTests {
+@Suite(.blocking) struct RunBlockingTests {
   /// Many stops where the body's return and the group's cancellation race; every one must end.
   ///
   /// The rounds run in a detached task on a serial queue of their own (a task executor), so

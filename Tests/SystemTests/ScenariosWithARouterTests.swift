@@ -12,7 +12,7 @@ import Testing
 /// a drive that follows its route (noise, multipath, canyons, glitches, tunnels, loops, stops,
 /// car-park starts) never reroutes, and prints exactly its golden; a drive that leaves its route
 /// on purpose is rerouted, and no announcement id repeats across its routes.
-@Suite(.serialized, .timeLimit(.minutes(5)))
+@Suite(.blocking, .serialized, .timeLimit(.minutes(5)))
 struct ScenariosWithARouterTests {
   /// The extracts of Tests/Valhalla and the box each one covers (south, west, north, east).
   static let maps: [(extract: String, box: (Double, Double, Double, Double))] = [

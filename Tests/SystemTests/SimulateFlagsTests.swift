@@ -4,7 +4,7 @@ import Testing
 
 /// `stepwise simulate` takes every recipe key of the scenario lab as an option, so a track made
 /// by hand is the track the lab makes.
-@Suite struct SimulateFlagsTests {
+@Suite(.blocking) struct SimulateFlagsTests {
   /// The sentences of an NMEA log, without its `#` header.
   static func body(_ text: String) -> [Substring] {
     text.split(separator: "\n").filter { !$0.hasPrefix("#") }

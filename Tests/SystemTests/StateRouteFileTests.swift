@@ -9,7 +9,7 @@ import Testing
 
 /// The route file of the state directory, written straight from the route's points: the same
 /// bytes as the JSON tree it used to be written from, and read back by the loader.
-@Suite struct StateRouteFileTests {
+@Suite(.blocking) struct StateRouteFileTests {
   /// What `saveRoute` wrote when it built the whole file as one JSON tree.
   static func treeBytes(
     _ document: RouteDocument, routeIndex: Int, routeFile: String?, revision: Int

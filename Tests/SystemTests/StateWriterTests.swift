@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// The state files have one writer at a time, and a save never takes another's temporary file.
-@Suite struct StateWriterTests {
+@Suite(.blocking) struct StateWriterTests {
   static func snapshot(_ i: Int) -> NavigationSession.Snapshot {
     NavigationSession.Snapshot(
       routeIndex: 0, distanceAlong: Double(i), currentStep: 1, said: [255, 1, 0, 0, 0, 0],

@@ -5,7 +5,7 @@ import Testing
 /// What `systemctl status stepwised` shows while a drive is replayed: heading to the route from
 /// a car park, then the step and the distance to go, and the receiver's jumps once one was
 /// discarded.
-@Suite struct SystemdStatusTests {
+@Suite(.blocking) struct SystemdStatusTests {
   @Test func theStatusSaysHeadingToTheRouteThenTheStepAndCountsDiscardedJumps() throws {
     let scratch = try ScratchDirectory()
     defer { scratch.remove() }

@@ -42,7 +42,7 @@ final class NotifyListener {
   }
 }
 
-@Suite struct SystemdNotifierTests {
+@Suite(.blocking) struct SystemdNotifierTests {
   @Test(arguments: [true, false])
   func readyAndStatusReachTheNotifySocket(abstract: Bool) throws {
     let l = try NotifyListener(abstract: abstract)
@@ -83,7 +83,7 @@ final class NotifyListener {
   }
 }
 
-@Suite struct StateStoreTests {
+@Suite(.blocking) struct StateStoreTests {
   static func tempDir() throws -> String {
     let d = FileManager.default.temporaryDirectory.appendingPathComponent(
       "stepwise-state-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")

@@ -6,7 +6,7 @@ import Testing
 @testable import stepwise
 
 /// The `stepwise` commands called in-process, on the core's fixtures.
-@Suite struct ToolCommandTests {
+@Suite(.blocking) struct ToolCommandTests {
   static let instructionFixtures = repositoryFile("Tests/Fixtures/osrm-text-instructions/v5")
 
   @Test func instructionCommandPrintsOneLinePerFixture() throws {

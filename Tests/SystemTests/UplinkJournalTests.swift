@@ -5,7 +5,7 @@ import Uplink
 
 /// The fleet uplink's journal: its record format, its bound and drop policy, and recovery from
 /// torn and damaged files.
-struct UplinkJournalTests {
+@Suite(.blocking) struct UplinkJournalTests {
   static func entry(_ id: UInt64, _ tier: JournalEntry.Tier = .event, size: Int = 40)
     -> JournalEntry
   {

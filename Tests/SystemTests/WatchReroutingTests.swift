@@ -2,11 +2,12 @@ import Client
 import JSON
 import Phrasebook
 import Routes
+import TestSupport
 import Testing
 import Wire
 
 /// `stepwise watch` says where rerouting stands, from `STATE` and the `REROUTE` events.
-@Suite struct WatchReroutingTests {
+@Suite(.blocking) struct WatchReroutingTests {
   static func reroute(_ status: String) -> JSONObject {
     JSONObject([
       ("class", "REROUTE"), ("time", "2024-05-01T08:01:12.000Z"), ("seq", 9),

@@ -1,12 +1,13 @@
 import Client
 import Guidance
 import JSON
+import TestSupport
 import Testing
 import Wire
 
 /// `stepwise watch` prints an `OFFROUTE` event as `stepwised` prints it on stdout: a wrong way
 /// is said, so the driver reading either learns why guidance stopped.
-@Suite struct WatchWrongWayTests {
+@Suite(.blocking) struct WatchWrongWayTests {
   static func watchLine(_ event: NavigationEvent) throws -> String {
     let object = try #require(JSONParser.parse(EventEncoder.line(event)).objectValue)
     return try #require(WatchView.plainLine(object, progress: false))

@@ -47,7 +47,7 @@ public func runTool(
   let group = DispatchGroup()
   group.enter()
   let reader = out.fileHandleForReading
-  DispatchQueue.global().async {
+  onItsOwnThread {
     outBox.data = reader.readDataToEndOfFile()
     group.leave()
   }
