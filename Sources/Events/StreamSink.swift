@@ -2,7 +2,6 @@ import Dispatch
 import Glibc
 import Guidance
 import POSIX
-import Synchronization
 import Wire
 
 /// An ``EventSink`` that writes lines to a file descriptor (standard output) from its own

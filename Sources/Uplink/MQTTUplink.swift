@@ -8,7 +8,6 @@ import Guidance
 import JSON
 import POSIX
 import Subscribers
-import Synchronization
 import Wire
 
 /// The fleet uplink: publishes the daemon's events to an MQTT broker through the journal, and

@@ -65,6 +65,58 @@ extension Trait where Self == BlockingTrait {
   public static var blocking: Self { BlockingTrait() }
 }
 
+/// Runs the suites that share `name` one at a time, each as a whole; suites without a shared
+/// name are not held back.
+///
+/// The wait is the suite's, before any of its tests starts, so it holds no thread and counts
+/// against no test's time limit (Swift Testing's limit wraps each test case, scoping traits
+/// included). With `when: false` the trait does nothing, for a pairing that matters only in some
+/// runs (a timed assertion that only a plain, unsanitized run checks).
+public struct OneSuiteAtATimeTrait: SuiteTrait, TestScoping {
+  public let name: String
+  public let active: Bool
+
+  private static let gates = GateRegistry()
+
+  public var isRecursive: Bool { false }
+
+  public func scopeProvider(for test: Test, testCase: Test.Case?) -> Self? {
+    active && test.isSuite && testCase == nil ? self : nil
+  }
+
+  public func provideScope(
+    for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+  ) async throws {
+    let gate = Self.gates.gate(named: name)
+    await gate.enter()
+    defer { gate.leave() }
+    try await function()
+  }
+}
+
+extension Trait where Self == OneSuiteAtATimeTrait {
+  /// The suite runs apart from every other suite with this `name`, when `active`.
+  public static func oneSuiteAtATime(_ name: String, when active: Bool = true) -> Self {
+    OneSuiteAtATimeTrait(name: name, active: active)
+  }
+}
+
+/// One gate of width 1 for each name.
+final class GateRegistry: @unchecked Sendable {
+  // Invariant: `gates` is only touched with `lock` locked.
+  private let lock = NSLock()
+  private var gates: [String: AsyncGate] = [:]
+
+  func gate(named name: String) -> AsyncGate {
+    lock.lock()
+    defer { lock.unlock() }
+    if let g = gates[name] { return g }
+    let g = AsyncGate(width: 1)
+    gates[name] = g
+    return g
+  }
+}
+
 /// A task executor with one thread, which runs the jobs given to it in order until finished.
 final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
   // Invariant: `jobs` and `finished` are only touched with `condition` locked.
@@ -156,3 +208,7 @@ public func onItsOwnThread(_ body: @escaping @Sendable () -> Void) {
   let thread = Thread(block: body)
   thread.start()
 }
+
+/// The sanitizer `Scripts/sanitize.sh` runs the tests under (`STEPWISE_SANITIZER`: `thread` or
+/// `address`), if any.
+public let sanitizerUnderTest = ProcessInfo.processInfo.environment["STEPWISE_SANITIZER"]
