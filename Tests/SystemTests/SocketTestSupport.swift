@@ -62,9 +62,11 @@ final class SocketTestClient {
       }
     }
     if r != 0 {
-      let e = errno
-      close(fd)
-      throw SystemError(errno: e, function: "connect", subject: path)
+      // No close here: `self` is whole, so the throw runs `deinit`, which closes `fd`. Closing it
+      // twice closed whatever another test had opened under the same number meanwhile (a pipe
+      // whose reader then died of EBADF under ThreadSanitizer), the bug DescriptorTests catches
+      // in DaemonConnection.
+      throw SystemError(errno: errno, function: "connect", subject: path)
     }
   }
 
