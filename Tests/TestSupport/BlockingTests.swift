@@ -119,10 +119,11 @@ final class GateRegistry: @unchecked Sendable {
 
 /// A task executor with one thread, which runs the jobs given to it in order until finished.
 final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
-  // Invariant: `jobs` and `finished` are only touched with `condition` locked.
+  // Invariant: `jobs`, `finished` and `exited` are only touched with `condition` locked.
   private let condition = NSCondition()
   private var jobs: [UnownedJob] = []
   private var finished = false
+  private var exited = false
 
   init(name: String) {
     let thread = Thread { [self] in run() }
@@ -135,6 +136,12 @@ final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
   func enqueue(_ job: consuming ExecutorJob) {
     let job = UnownedJob(job)
     condition.lock()
+    guard !exited else {
+      condition.unlock()
+      // A task the test left running (a `Task {}` inherits the preference) still gets run.
+      DispatchQueue.global().async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+      return
+    }
     jobs.append(job)
     condition.signal()
     condition.unlock()
@@ -153,6 +160,7 @@ final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
       condition.lock()
       while jobs.isEmpty && !finished { condition.wait() }
       if jobs.isEmpty {
+        exited = true
         condition.unlock()
         return
       }
