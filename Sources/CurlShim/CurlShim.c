@@ -1,6 +1,7 @@
 #include "CurlShim.h"
 
 #include <dlfcn.h>
+#include <stdint.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,9 +48,23 @@ static int resolve(void *library, void **slot, const char *name) {
   return *slot != NULL;
 }
 
+// OpenSSL (libcurl's TLS, as libmosquitto's: MosquittoShim.c) frees its global state from an atexit handler. A client whose last
+// reference was dropped on another thread while exit ran then freed its SSL context against that
+// freed state: stepwised died of a SEGV in pthread_rwlock_unlock under SSL_CTX_free, from
+// mosquitto_destroy on a Dispatch worker, as it ended (ThreadSanitizer, .ci/run on 167be93, the
+// mqtts test). OPENSSL_INIT_NO_ATEXIT (OpenSSL 1.1.1b and later), asked before the library's
+// first TLS use, leaves that state to the system at exit. Found through the library's own
+// dependencies; without OpenSSL nothing is done.
+static void keep_openssl_until_exit(void *library) {
+  int (*init_crypto)(uint64_t, const void *) =
+      (int (*)(uint64_t, const void *))dlsym(library, "OPENSSL_init_crypto");
+  if (init_crypto != NULL) init_crypto(0x00080000ULL, NULL);
+}
+
 static void global_init(void) {
   void *library = dlopen(curl_library, RTLD_NOW | RTLD_LOCAL);
   if (library == NULL) return;
+  keep_openssl_until_exit(library);
   int ok = resolve(library, (void **)&api.global_init, "curl_global_init") &&
            resolve(library, (void **)&api.easy_init, "curl_easy_init") &&
            resolve(library, (void **)&api.easy_cleanup, "curl_easy_cleanup") &&

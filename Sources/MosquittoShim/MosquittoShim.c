@@ -95,9 +95,23 @@ static struct {
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int loaded = 0;
 
+// OpenSSL (libmosquitto's TLS) frees its global state from an atexit handler. A client whose last
+// reference was dropped on another thread while exit ran then freed its SSL context against that
+// freed state: stepwised died of a SEGV in pthread_rwlock_unlock under SSL_CTX_free, from
+// mosquitto_destroy on a Dispatch worker, as it ended (ThreadSanitizer, .ci/run on 167be93, the
+// mqtts test). OPENSSL_INIT_NO_ATEXIT (OpenSSL 1.1.1b and later), asked before the library's
+// first TLS use, leaves that state to the system at exit. Found through the library's own
+// dependencies; without OpenSSL nothing is done.
+static void keep_openssl_until_exit(void *library) {
+  int (*init_crypto)(uint64_t, const void *) =
+      (int (*)(uint64_t, const void *))dlsym(library, "OPENSSL_init_crypto");
+  if (init_crypto != NULL) init_crypto(0x00080000ULL, NULL);
+}
+
 static void load(void) {
   void *library = dlopen(library_name, RTLD_NOW | RTLD_LOCAL);
   if (library == NULL) return;
+  keep_openssl_until_exit(library);
   int ok = 1;
 #define RESOLVE(ret, fail, name, params, args) \
   api.name = (ret(*) params)dlsym(library, #name); \
