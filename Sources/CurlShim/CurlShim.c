@@ -48,13 +48,8 @@ static int resolve(void *library, void **slot, const char *name) {
   return *slot != NULL;
 }
 
-// OpenSSL (libcurl's TLS, as libmosquitto's: MosquittoShim.c) frees its global state from an atexit handler. A client whose last
-// reference was dropped on another thread while exit ran then freed its SSL context against that
-// freed state: stepwised died of a SEGV in pthread_rwlock_unlock under SSL_CTX_free, from
-// mosquitto_destroy on a Dispatch worker, as it ended (ThreadSanitizer, .ci/run on 167be93, the
-// mqtts test). OPENSSL_INIT_NO_ATEXIT (OpenSSL 1.1.1b and later), asked before the library's
-// first TLS use, leaves that state to the system at exit. Found through the library's own
-// dependencies; without OpenSSL nothing is done.
+// libcurl's TLS is OpenSSL too: asked not to tear itself down at exit, as in MosquittoShim.c
+// (which says why). The two shims are separate targets, so the three lines are repeated.
 static void keep_openssl_until_exit(void *library) {
   int (*init_crypto)(uint64_t, const void *) =
       (int (*)(uint64_t, const void *))dlsym(library, "OPENSSL_init_crypto");
