@@ -1,3 +1,4 @@
+import Glibc
 public import Guidance
 import POSIX
 public import Wire
@@ -40,17 +41,38 @@ public enum PublishedEvent: Sendable, Equatable {
 public struct Publication: Sendable, Equatable {
   public let seq: UInt64
   public let event: PublishedEvent
-  private let encoded: EncodedLine
+  /// The line shared by the sinks, when more than one reads it (``EventSink/lineUse``).
+  private let shared: EncodedLine.Shared?
 
-  init(seq: UInt64, event: PublishedEvent) {
+  /// A publication whose line is encoded once and shared by its readers when `sharesLine`,
+  /// or encoded by each reader that asks otherwise.
+  init(seq: UInt64, event: PublishedEvent, sharesLine: Bool = true) {
     self.seq = seq
     self.event = event
-    encoded = EncodedLine(seq: seq, event: event)
+    shared = sharesLine ? EncodedLine.make(seq: seq, event: event) : nil
   }
 
   /// The event's JSON line with `seq`, encoded by whichever sink asks first and shared by all:
   /// the socket's subscribers get these bytes, standard output the same without `seq`.
-  public var line: EventLine { encoded.line }
+  public var line: EventLine { shared?.line ?? EncodedLine.encode(event, seq: seq) }
+
+  /// Appends the line without `seq` (what `stepwised --json` prints) and its line end: the
+  /// shared line's bytes when there is one, otherwise encoded straight into `out`.
+  public func appendUnnumberedLine(to out: inout [UInt8]) {
+    if shared == nil {
+      switch event {
+      case .navigation(let e): return EventLine.appendUnnumbered(e, to: &out)
+      case .source(let s): return EventLine.appendUnnumbered(s, to: &out)
+      case .rerouting, .cancelled: break
+      }
+    }
+    let parts = line.withoutSeq
+    out.append(contentsOf: parts.head)
+    out.append(contentsOf: parts.tail)
+  }
+
+  /// Whether the line is shared (tests).
+  var sharesLine: Bool { shared != nil }
 
   public static func == (a: Publication, b: Publication) -> Bool {
     a.seq == b.seq && a.event == b.event
@@ -60,31 +82,68 @@ public struct Publication: Sendable, Equatable {
 /// The lazily encoded line of one publication.
 ///
 /// Sinks run on their own queues, so the first to ask encodes under the lock and the others take
-/// the same bytes. The lock is `Locked` (a pthread mutex), not `Synchronization.Mutex`: on Linux
-/// that one waits with bare futex calls, which ThreadSanitizer cannot see, so every sink's read
-/// of the cached line was reported as a race.
-private final class EncodedLine: Sendable {
-  private let seq: UInt64
-  private let event: PublishedEvent
-  private let cache = Locked<EventLine?>(nil)
+/// the same bytes. The lock is a pthread mutex, not `Synchronization.Mutex`: on Linux that one
+/// waits with bare futex calls, which ThreadSanitizer cannot see, so every sink's read of the
+/// cached line was reported as a race.
+///
+/// The event, its cache and the mutex are one allocation (a `ManagedBuffer` whose one element
+/// is the mutex). The engine makes one of these for every event and the writer of standard
+/// output frees it on another thread. As a `Locked` the same took three allocations, and with
+/// one arena (``POSIX/HeapRelease``) the two threads queued for glibc's arena lock: 11 % of a
+/// `--fast --json` replay's samples were futex waits and wakes (perf, `docs/profiling.md`).
+///
+/// `ManagedBuffer` cannot be `Sendable`, so ``Publication`` holds it through
+/// ``EncodedLine/Shared``.
+private final class EncodedLine: ManagedBuffer<EncodedLine.Header, pthread_mutex_t> {
+  /// A reference to the buffer that may cross threads: everything in it that changes is
+  /// behind its mutex.
+  struct Shared: @unchecked Sendable {
+    let buffer: EncodedLine
+    var line: EventLine { buffer.line }
+  }
 
-  init(seq: UInt64, event: PublishedEvent) {
-    self.seq = seq
-    self.event = event
+  // Invariant: `header.cached` is read or written only while the element (the mutex) is held;
+  // `seq` and `event` are never written after `make`.
+  struct Header {
+    let seq: UInt64
+    let event: PublishedEvent
+    var cached: EventLine?
+  }
+
+  static func make(seq: UInt64, event: PublishedEvent) -> Shared {
+    let buffer = create(minimumCapacity: 1) { _ in Header(seq: seq, event: event, cached: nil) }
+    buffer.withUnsafeMutablePointerToElements { mutex in
+      mutex.initialize(to: pthread_mutex_t())
+      pthread_mutex_init(mutex, nil)
+    }
+    // `create` returns the dynamic type, which is this class.
+    return Shared(buffer: unsafeDowncast(buffer, to: EncodedLine.self))
+  }
+
+  deinit {
+    withUnsafeMutablePointerToElements { mutex in
+      pthread_mutex_destroy(mutex)
+      mutex.deinitialize(count: 1)
+    }
   }
 
   var line: EventLine {
-    cache.withLock { cached in
-      if let cached { return cached }
-      let line: EventLine
-      switch event {
-      case .navigation(let e): line = EventLine(e, seq: seq)
-      case .source(let s): line = EventLine(s, seq: seq)
-      case .rerouting(let r): line = EventLine(r, seq: seq)
-      case .cancelled(let t): line = EventLine(cancelledAt: t, seq: seq)
-      }
-      cached = line
+    withUnsafeMutablePointers { header, mutex in
+      pthread_mutex_lock(mutex)
+      defer { pthread_mutex_unlock(mutex) }
+      if let cached = header.pointee.cached { return cached }
+      let line = Self.encode(header.pointee.event, seq: header.pointee.seq)
+      header.pointee.cached = line
       return line
+    }
+  }
+
+  static func encode(_ event: PublishedEvent, seq: UInt64) -> EventLine {
+    switch event {
+    case .navigation(let e): EventLine(e, seq: seq)
+    case .source(let s): EventLine(s, seq: seq)
+    case .rerouting(let r): EventLine(r, seq: seq)
+    case .cancelled(let t): EventLine(cancelledAt: t, seq: seq)
     }
   }
 }
@@ -96,6 +155,8 @@ private final class EncodedLine: Sendable {
 /// return at once: queue the event (with a bound and a policy for when the bound is reached)
 /// and write it elsewhere. A sink never slows the engine or the gpsd reader.
 public protocol EventSink: AnyObject, Sendable {
+  /// How this sink reads a publication's ``Publication/line``. The default is ``LineUse/many``.
+  var lineUse: LineUse { get }
   /// Takes one event. Must not block.
   func receive(_ publication: Publication)
   /// Takes several events, in order (what the engine made of a batch of fixes). Must not
@@ -105,7 +166,23 @@ public protocol EventSink: AnyObject, Sendable {
   func finish()
 }
 
+/// How much of a publication's JSON line a sink reads.
+///
+/// The publisher shares one encoded line among the sinks only when more than one read would
+/// happen: with standard output alone (a `--fast --json` replay, a box without subscribers) the
+/// writer encodes each line straight into its buffer, and nothing is kept per event.
+public enum LineUse: Int, Sendable {
+  /// Never reads it (readable standard output).
+  case none = 0
+  /// Reads it once at most (standard output with `--json`).
+  case once = 1
+  /// Reads it, perhaps many times (the socket's subscribers, the uplink).
+  case many = 2
+}
+
 extension EventSink {
+  public var lineUse: LineUse { .many }
+
   public func receive(_ publications: [Publication]) {
     for p in publications { receive(p) }
   }
@@ -126,6 +203,12 @@ public final class EventPublisher: Sendable {
     var list: [any EventSink] = []
     var state = PublishedState()
     var finished = false
+    /// Whether publications share their line: the sinks would read it more than once.
+    var sharesLines = false
+
+    mutating func listChanged() {
+      sharesLines = list.reduce(0) { $0 + $1.lineUse.rawValue } > 1
+    }
   }
 
   private let registry = Locked(Registry())
@@ -136,7 +219,10 @@ public final class EventPublisher: Sendable {
   @discardableResult
   public func add(_ sink: any EventSink) -> PublishedState {
     let (state, finished) = registry.withLock { r -> (PublishedState, Bool) in
-      if !r.finished && !r.list.contains(where: { $0 === sink }) { r.list.append(sink) }
+      if !r.finished && !r.list.contains(where: { $0 === sink }) {
+        r.list.append(sink)
+        r.listChanged()
+      }
       return (r.state, r.finished)
     }
     if finished { sink.finish() }
@@ -148,6 +234,7 @@ public final class EventPublisher: Sendable {
     let removed = registry.withLock { r -> Bool in
       guard let i = r.list.firstIndex(where: { $0 === sink }) else { return false }
       r.list.remove(at: i)
+      r.listChanged()
       return true
     }
     if removed { sink.finish() }
@@ -159,7 +246,7 @@ public final class EventPublisher: Sendable {
   /// Publishes one event to every sink.
   public func publish(_ event: PublishedEvent) {
     registry.withLock { r in
-      let p = Publication(seq: r.state.seq + 1, event: event)
+      let p = Publication(seq: r.state.seq + 1, event: event, sharesLine: r.sharesLines)
       r.state.apply(p)
       for sink in r.list { sink.receive(p) }
     }
@@ -176,7 +263,7 @@ public final class EventPublisher: Sendable {
       var publications: [Publication] = []
       publications.reserveCapacity(events.count)
       for e in events {
-        let p = Publication(seq: r.state.seq + 1, event: .navigation(e))
+        let p = Publication(seq: r.state.seq + 1, event: .navigation(e), sharesLine: r.sharesLines)
         r.state.apply(p)
         publications.append(p)
       }
@@ -187,7 +274,8 @@ public final class EventPublisher: Sendable {
   /// Publishes `CANCELLED`, timed as the last event.
   public func publishCancelled() {
     registry.withLock { r in
-      let p = Publication(seq: r.state.seq + 1, event: .cancelled(time: r.state.time))
+      let p = Publication(
+        seq: r.state.seq + 1, event: .cancelled(time: r.state.time), sharesLine: r.sharesLines)
       r.state.apply(p)
       for sink in r.list { sink.receive(p) }
     }
@@ -214,6 +302,7 @@ public final class EventPublisher: Sendable {
       r.finished = true
       let all = r.list
       r.list.removeAll()
+      r.listChanged()
       return all
     }
     for sink in sinks { sink.finish() }

@@ -8,13 +8,15 @@ import Wire
 /// serial queue, so a slow reader of the descriptor never blocks the engine.
 ///
 /// The engine only queues the events; the writer's queue encodes them (`--json` prints each
-/// publication's ``Publication/line`` without `seq`, the bytes subscribers get, encoded once
-/// by whichever sink asks first) and hands the descriptor 64 KiB at a time. On two cores the encoding then runs beside guidance instead of
+/// publication's ``Publication/line`` without `seq`: the bytes subscribers get when they share
+/// it, or encoded straight into the writer's buffer when standard output is its only reader,
+/// ``LineUse/once``) and hands the descriptor 64 KiB at a time. On two cores the encoding then
+/// runs beside guidance instead of
 /// after it. What waits is bounded by ``capacity`` bytes, counting each waiting event as
 /// ``estimatedLineBytes``. When it is full the oldest events
 /// are dropped, and the first drop is reported once on stderr. Replays do not lose lines:
 /// their source calls ``waitForRoom(stop:)`` before producing more, which holds the replay,
-/// not the engine.
+/// not the engine, and their sink is ``lossless``.
 public final class StreamSink: EventSink {
   /// How events become lines.
   public enum Format: Sendable {
@@ -62,16 +64,31 @@ public final class StreamSink: EventSink {
   public let format: Format
   /// Bytes that may wait before the oldest lines are dropped.
   public let capacity: Int
+  /// Never drop: the producer waits for room (a replay), so what waits is bounded by those
+  /// waits, not by dropping.
+  ///
+  /// A replay waits until half the capacity is free, but the engine may then still hold up to
+  /// `TrackReplaySource.backlogLimit` epochs whose events come after that wait; a
+  /// `--fast --json` replay of the 1,000,000-sentence file dropped lines in about one run of
+  /// five (the "not keeping up" warning, a different output) when those were counted against the
+  /// capacity.
+  public let lossless: Bool
   /// ``capacity`` in events.
   private let limit: Int
   private let state = Monitor(Queue())
   private let writer = DispatchQueue(label: "stepwise.stream-sink")
 
-  public init(fd: Int32, format: Format, capacity: Int = 4 << 20) {
+  public init(fd: Int32, format: Format, capacity: Int = 4 << 20, lossless: Bool = false) {
     self.fd = fd
     self.format = format
     self.capacity = capacity
+    self.lossless = lossless
     limit = max(1, capacity / Self.estimatedLineBytes)
+  }
+
+  public var lineUse: LineUse {
+    if case .json = format { return .once }
+    return .none
   }
 
   /// Whether this format prints `publication` at all.
@@ -87,12 +104,7 @@ public final class StreamSink: EventSink {
 
   /// Appends the line for `publication` and its newline.
   private func append(_ publication: Publication, to out: inout [UInt8]) {
-    if case .json = format {
-      let line = publication.line.withoutSeq
-      out.append(contentsOf: line.head)
-      out.append(contentsOf: line.tail)
-      return
-    }
+    if case .json = format { return publication.appendUnnumberedLine(to: &out) }
     switch publication.event {
     case .navigation(let e): out.append(contentsOf: EventEncoder.readableLine(e).utf8)
     case .source(let s): out.append(contentsOf: EventEncoder.readableLine(s).utf8)
@@ -132,7 +144,7 @@ public final class StreamSink: EventSink {
       q.backlogPeak = max(q.backlogPeak, q.waiting.count + q.inFlight)
       var firstDrop = false
       let excess = q.waiting.count + q.inFlight - limit
-      if excess > 0 && q.waiting.count > 1 {
+      if excess > 0 && q.waiting.count > 1 && !lossless {
         let n = min(excess, q.waiting.count - 1)
         q.waiting.removeFirst(n)
         if q.dropped == 0 { firstDrop = true }

@@ -257,6 +257,8 @@ public final class SubscriberServer: @unchecked Sendable {
     }
     guard let first = batch.first, let last = batch.last else { return }
     stats.published = Int(last.seq)
+    // Nobody to send to: no line is encoded.
+    guard joinOrder.contains(where: { !$0.closing }) else { return }
     let whole = batch.count == 1 ? first.line.bytes : batch.flatMap { $0.line.bytes }
     let names = batch.map { $0.event.className }
     for c in joinOrder where !c.closing {

@@ -66,6 +66,20 @@ public struct EventLine: Sendable, Equatable {
     seqRange = start..<end
   }
 
+  /// Appends the line of `event` as standard output prints it, without `seq`, and its line
+  /// end: the bytes of ``withoutSeq``, written straight into `out` when no other reader shares
+  /// the numbered line.
+  public static func appendUnnumbered(_ event: NavigationEvent, to out: inout [UInt8]) {
+    EventLineWriter.write(event, into: &out)
+    out.append(0x0A)
+  }
+
+  /// Appends the line of a `SOURCE` event without `seq`, and its line end.
+  public static func appendUnnumbered(_ event: SourceEvent, to out: inout [UInt8]) {
+    EventLineWriter.write(event, into: &out)
+    out.append(0x0A)
+  }
+
   /// The line as standard output prints it: the same bytes without `seq`.
   public var withoutSeq: (head: ArraySlice<UInt8>, tail: ArraySlice<UInt8>) {
     (bytes[..<seqRange.lowerBound], bytes[seqRange.upperBound...])

@@ -196,7 +196,7 @@ public enum Stepwised {
 
       let output = StreamSink(
         fd: quiet ? open("/dev/null", O_WRONLY | O_CLOEXEC) : 1,
-        format: json ? .json : .readable(progress: progress))
+        format: json ? .json : .readable(progress: progress), lossless: live == nil)
       let source: any FixSource
       if let live {
         source = GPSDSource(address: live, device: device, verbose: verbose)

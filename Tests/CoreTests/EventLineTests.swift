@@ -30,12 +30,20 @@ import Wire
         #expect(
           String(decoding: Array(plain.head) + Array(plain.tail), as: UTF8.self)
             == EventEncoder.line(e) + "\n")
+        // Standard output alone encodes straight into its buffer: the same bytes.
+        var unnumbered: [UInt8] = [0x2A]
+        EventLine.appendUnnumbered(e, to: &unnumbered)
+        #expect(unnumbered == [0x2A] + Array(plain.head) + Array(plain.tail))
       }
     }
     let source = SourceEvent(time: 1e9, status: .disconnected, source: "gpsd://x", reason: "eof")
     #expect(
       String(decoding: EventLine(source, seq: 5).bytes, as: UTF8.self)
         == Self.stamped(EventEncoder.object(source), 5))
+    var unnumbered: [UInt8] = []
+    EventLine.appendUnnumbered(source, to: &unnumbered)
+    let plain = EventLine(source, seq: 5).withoutSeq
+    #expect(unnumbered == Array(plain.head) + Array(plain.tail))
     for status in ReroutingEvent.Status.allCases {
       let r = ReroutingEvent(time: 1e9 + 0.25, status: status)
       #expect(
