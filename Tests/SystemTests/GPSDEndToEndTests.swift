@@ -76,23 +76,57 @@ final class SpawnedProcess {
   var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
 }
 
-/// A TCP port on 127.0.0.1 that nobody listens on right now.
+/// A TCP port on 127.0.0.1 that nobody listens on right now, below the kernel's range of
+/// ephemeral ports, and never the same twice in one test run.
+///
+/// Ports come from a counter that starts at a place given by the process id, each one bound
+/// once to see that it is free. A port from `bind` to port 0 was an ephemeral one: between
+/// closing it and the server binding it, an outgoing connection of another test could take it
+/// as its source port, and `valhalla_service` died of "Address already in use" (a full
+/// `swift test`, ClosedLoopDriveTests).
 func freeLoopbackPort() throws -> Int {
+  let ephemeral =
+    (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))
+    .flatMap { Int($0.split(whereSeparator: \.isWhitespace).first ?? "") } ?? 32768
+  let low = 10_000
+  let high = max(low + 1_000, ephemeral)
+  for _ in 0..<(high - low) {
+    let port = portCounter.withLock { next -> Int in
+      if next < low || next >= high { next = low + Int(getpid()) % (high - low) }
+      defer { next += 1 }
+      return next
+    }
+    if try portIsFree(port) { return port }
+  }
+  throw POSIXError(.EADDRINUSE)
+}
+
+private let portCounter = NSLockedInt()
+
+/// An `Int` behind a lock.
+private final class NSLockedInt: @unchecked Sendable {
+  private let lock = NSLock()
+  private var value = 0
+  func withLock<T>(_ body: (inout Int) -> T) -> T {
+    lock.lock()
+    defer { lock.unlock() }
+    return body(&value)
+  }
+}
+
+/// Whether `port` on 127.0.0.1 can be bound now.
+private func portIsFree(_ port: Int) throws -> Bool {
   let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
   guard fd >= 0 else { throw POSIXError(.EIO) }
   defer { close(fd) }
   var address = sockaddr_in()
   address.sin_family = sa_family_t(AF_INET)
   address.sin_addr.s_addr = inet_addr("127.0.0.1")
-  address.sin_port = 0
-  var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-  let bound = withUnsafeMutablePointer(to: &address) {
-    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { p -> Bool in
-      bind(fd, p, length) == 0 && getsockname(fd, p, &length) == 0
-    }
+  address.sin_port = UInt16(port).bigEndian
+  let length = socklen_t(MemoryLayout<sockaddr_in>.size)
+  return withUnsafeMutablePointer(to: &address) {
+    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 }
   }
-  guard bound else { throw POSIXError(.EADDRINUSE) }
-  return Int(UInt16(bigEndian: address.sin_port))
 }
 
 /// Whether something accepts connections on 127.0.0.1:`port`.
