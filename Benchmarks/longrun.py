@@ -33,9 +33,9 @@
       Runs the feeder and `stepwised --json --socket` on it (gpsd://127.0.0.1:P, so libgps and
       GPSDSource do the reading), subscribers connecting and leaving throughout: `--stay` of
       them connected from start to end reading everything, and R rounds of `--churn` that
-      connect, read their VERSION, STATE and a few events, and leave. VmRSS and VmHWM of the
-      daemon are sampled from /proc at every 1 % of the epochs consumed (a PROGRESS on its
-      standard output per epoch). Prints key=value lines.
+      connect, read their VERSION, STATE and a few events, and leave. VmRSS, VmHWM and the
+      thread count of the daemon are sampled from /proc at every 1 % of the epochs consumed (a
+      PROGRESS on its standard output per epoch). Prints key=value lines.
       --stall-output S stops reading the daemon's standard output for S seconds at half the
       run, as a journal that stalls: lines wait in the daemon, whose sink drops the oldest once
       full (then the epochs consumed are counted from the time of the last PROGRESS read, and
@@ -297,11 +297,12 @@ def status_kb(pid):
         with open('/proc/%d/status' % pid) as f:
             for line in f:
                 k, _, v = line.partition(':')
-                if k in ('VmRSS', 'VmHWM', 'RssAnon', 'RssFile'):
+                if k in ('VmRSS', 'VmHWM', 'RssAnon', 'RssFile', 'Threads'):
                     out[k] = int(v.split()[0])
     except OSError:
         pass
-    return out.get('VmRSS', 0), out.get('VmHWM', 0), out.get('RssAnon', 0), out.get('RssFile', 0)
+    return (out.get('VmRSS', 0), out.get('VmHWM', 0), out.get('RssAnon', 0), out.get('RssFile', 0),
+            out.get('Threads', 0))
 
 
 GLIBC_HEAP = 64 << 20   # HEAP_MAX_SIZE on 64-bit: every arena but the main one is one such heap
@@ -452,7 +453,7 @@ def run(args):
     progress = 0
     tail = b''
     smaps = os.environ.get('LONGRUN_SMAPS')
-    samples = []              # (epochs consumed, VmRSS, VmHWM, RssAnon, RssFile), kB
+    samples = []              # (epochs consumed, VmRSS, VmHWM, RssAnon, RssFile kB, threads)
     next_sample = 0
     step = max(1, epochs // 100)
     churn_every = max(1, epochs // (rounds + 1)) if rounds else epochs + 1
@@ -514,8 +515,7 @@ def run(args):
                     progress += read_now
                 tail = data[cut:]
                 while progress >= next_sample:
-                    rss, hwm, anon, mapped = status_kb(daemon.pid)
-                    samples.append((progress, rss, hwm, anon, mapped))
+                    samples.append((progress,) + status_kb(daemon.pid))
                     if smaps and len(samples) in (11, 101):
                         # LONGRUN_SMAPS=DIR: the daemon's mappings at 10 % and 100 %, to see
                         # which ones grow.
@@ -542,10 +542,10 @@ def run(args):
         # What stays of the stall's backlog once the daemon has been idle for 2 s.
         time.sleep(2)
         settled = status_kb(daemon.pid)[0]
-    rss, hwm, anon, mapped = status_kb(daemon.pid)
+    last = status_kb(daemon.pid)
     cpu = cpu_seconds(daemon.pid)
     extra_arenas = arenas(daemon.pid)
-    samples.append((progress, rss, hwm, anon, mapped))
+    samples.append((progress,) + last)
     stay_lines = closed = 0
     if stayers is not None:
         stayers.stdin.close()
@@ -592,11 +592,13 @@ def run(args):
         print('rss_kb_%s=%d' % (name, at(fr)[1]))
         print('anon_kb_%s=%d' % (name, at(fr)[3]))
         print('file_kb_%s=%d' % (name, at(fr)[4]))
+        print('threads_%s=%d' % (name, at(fr)[5]))
     if stall_seconds:
         print('rss_kb_stall=%d' % stall_rss)
         print('rss_kb_settled=%d' % settled)
         print('lost_progress=%d' % (progress - lines_read))
     print('hwm_kb_end=%d' % samples[-1][2])
+    print('threads_max=%d' % max(s[5] for s in samples))
     print('extra_arenas=%d' % extra_arenas)
     print('rss_slope_kb_per_100k=%.1f' % slope)
     print('samples=%s' % ' '.join('%d:%d' % (s[0], s[1]) for s in samples))

@@ -1,4 +1,3 @@
-import Dispatch
 import Glibc
 import Guidance
 import POSIX
@@ -76,7 +75,7 @@ public final class StreamSink: EventSink {
   /// ``capacity`` in events.
   private let limit: Int
   private let state = Monitor(Queue())
-  private let writer = DispatchQueue(label: "stepwise.stream-sink")
+  private let writer = SerialThread(name: "stepwise.stream-sink")
 
   public init(fd: Int32, format: Format, capacity: Int = 4 << 20, lossless: Bool = false) {
     self.fd = fd
