@@ -41,28 +41,15 @@ public final class SerialThread: Sendable {
   }
 
   private func startThread() {
-    var thread = pthread_t()
-    let context = Unmanaged.passRetained(self).toOpaque()
-    let r = pthread_create(
-      &thread, nil,
-      { raw in
-        guard let raw else { return nil }
-        let queue = Unmanaged<SerialThread>.fromOpaque(raw).takeRetainedValue()
-        queue.loop()
-        return nil
-      }, context)
-    guard r == 0 else {
-      // No thread (EAGAIN: the process is at its limit): the jobs run on the caller's thread,
-      // late rather than never.
-      Unmanaged<SerialThread>.fromOpaque(context).release()
-      logLine(
-        3,
-        "stepwised: cannot start the \(name) thread: \(SystemError(errno: r, function: "pthread_create"))"
-      )
+    switch POSIX.startThread({ [self] in loop() }) {
+    case .success(let thread):
+      pthread_detach(thread)
+    case .failure(let error):
+      // No thread (the process is at its limit): the jobs run on the caller's thread, late
+      // rather than never.
+      logLine(3, "stepwised: cannot start the \(name) thread: \(error)")
       loop(once: true)
-      return
     }
-    pthread_detach(thread)
   }
 
   private func loop(once: Bool = false) {

@@ -195,29 +195,13 @@ public final class MQTTClient: @unchecked Sendable {
   /// A connect that fails at once is also told to `onFirstFailure`.
   public func start(onFirstFailure: @escaping @Sendable (Failure) -> Void) {
     guard thread.withLock({ $0 == nil }) else { return }
-    let context = Unmanaged.passRetained(
-      Box { [self] in networkLoop(onFirstFailure: onFirstFailure) }
-    ).toOpaque()
-    var t = pthread_t()
-    let r = pthread_create(
-      &t, nil,
-      { raw in
-        guard let raw else { return nil }
-        Unmanaged<Box>.fromOpaque(raw).takeRetainedValue().body()
-        return nil
-      }, context)
-    if r == 0 {
+    switch startThread({ [self] in networkLoop(onFirstFailure: onFirstFailure) }) {
+    case .success(let t):
       thread.withLock { $0 = t }
-    } else {
-      Unmanaged<Box>.fromOpaque(context).release()
+    case .failure:
       noteFailure(MOSQ_ERR_ERRNO.rawValue)
       onFirstFailure(Failure(code: MOSQ_ERR_ERRNO.rawValue, function: "pthread_create"))
     }
-  }
-
-  private final class Box {
-    let body: () -> Void
-    init(_ body: @escaping () -> Void) { self.body = body }
   }
 
   /// The network thread: connect, loop until something fails, back off, reconnect; until
