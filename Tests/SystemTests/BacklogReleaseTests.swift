@@ -62,7 +62,10 @@ import Wire
     // 64 KiB, about 2,400 wait for the reader.
     let big = try await Self.streamThroughAPipe(events: 3000)
     #expect(big.lines == 3000)
-    #expect(big.released == 1)
+    // At least once: the writer, a thread of its own, can catch up with a backlog of 256 or
+    // more while the events are still being published (before the pipe fills), then again at
+    // the end (2 in .ci/run on e22613e, under load).
+    #expect(big.released >= 1)
     if HeapRelease.ownsTheHeap {
       let deadline = Date().addingTimeInterval(10)
       while HeapRelease.backlogTrims == trimsBefore && Date() < deadline { usleep(20_000) }
