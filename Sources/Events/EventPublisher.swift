@@ -46,7 +46,7 @@ public struct Publication: Sendable, Equatable {
 
   /// A publication whose line is encoded once and shared by its readers when `sharesLine`,
   /// or encoded by each reader that asks otherwise.
-  init(seq: UInt64, event: PublishedEvent, sharesLine: Bool = true) {
+  init(seq: UInt64, event: PublishedEvent, sharesLine: Bool) {
     self.seq = seq
     self.event = event
     shared = sharesLine ? EncodedLine.make(seq: seq, event: event) : nil
@@ -70,9 +70,6 @@ public struct Publication: Sendable, Equatable {
     out.append(contentsOf: parts.head)
     out.append(contentsOf: parts.tail)
   }
-
-  /// Whether the line is shared (tests).
-  var sharesLine: Bool { shared != nil }
 
   public static func == (a: Publication, b: Publication) -> Bool {
     a.seq == b.seq && a.event == b.event
