@@ -58,12 +58,14 @@ struct AnnouncementScheduler: Sendable {
     uncertainty: Double = 0
   ) -> DueAnnouncement? {
     guard m >= 1, m <= lastStep, !said[m].contains(.now) else { return nil }
-    let step = route.steps[m]
-    let limits = configuration.limits(for: step.transportType)
+    // The step's fields are read in place: a copy of the `RouteStep` would retain and release
+    // each of its strings and arrays on every fix (perf: a quarter of this function's time).
+    let transportType = route.steps[m].transportType
+    let limits = configuration.limits(for: transportType)
     // The planned average only speaks for steps travelled the route's main way (a walk to the
     // car park must not be timed at driving speed).
     let planned =
-      step.transportType == route.transportType
+      transportType == route.transportType
       ? configuration.plannedSpeedFraction * plannedSpeed : 0
     let v = max(speed, limits.minimumSpeed, planned)
     let d = max(0, geometry.stepEnd[m] - position)
@@ -77,6 +79,7 @@ struct AnnouncementScheduler: Sendable {
     // The arrival gets no "now" announcement: its own announcement replaces it.
     let finalKind: AnnouncementKind = m == lastStep ? .approach : .now
     let then = thenInstructions(after: m, speed: v)
+    let instructions = route.steps[m].instructions
 
     var kinds: [AnnouncementKind] = [.prepare, .approach]
     if finalKind == .now { kinds.append(.now) }
@@ -99,7 +102,7 @@ struct AnnouncementScheduler: Sendable {
     }
     for (n, kind) in kinds.enumerated() where !said[m].contains(kind.flag) {
       let message = AnnouncementMessage.maneuver(
-        instructions: step.instructions, distance: kind == .now ? nil : d,
+        instructions: instructions, distance: kind == .now ? nil : d,
         then: kind == .prepare ? nil : then)
       let lead = leadDistance(kind, step: m, speed: v, limits: limits, saying: message)
       // The final announcement must still come `finalLeadSeconds` ahead when the vehicle is one
@@ -122,7 +125,7 @@ struct AnnouncementScheduler: Sendable {
         let nextLead = leadDistance(
           next, step: m, speed: v, limits: limits,
           saying: .maneuver(
-            instructions: step.instructions, distance: next == .now ? nil : d, then: then))
+            instructions: instructions, distance: next == .now ? nil : d, then: then))
         if d <= nextLead + v * configuration.minimumGapSeconds {
           said[m].insert(kind.flag)
           continue
@@ -181,14 +184,13 @@ struct AnnouncementScheduler: Sendable {
     guard m + 1 <= lastStep, route.steps[m].waypoint == nil else { return nil }
     let gap = geometry.stepEnd[m + 1] - geometry.stepEnd[m]
     let limits = configuration.limits(for: route.steps[m + 1].transportType)
-    let next = route.steps[m + 1]
-    guard !next.instructions.isEmpty,
+    guard !route.steps[m + 1].instructions.isEmpty,
       gap
         <= max(
           v * configuration.thenMergeSeconds, limits.nowMinimum * configuration.thenMergeNowMinimums
         )
     else { return nil }
-    return next.instructions
+    return route.steps[m + 1].instructions
   }
 }
 
