@@ -54,7 +54,7 @@ struct DaemonIntegrationTests {
     // sockets fell more than the daemon's 1 s close grace behind, and the daemon, ending with
     // the replay, closed the laggards before their last events (ARRIVED) were sent: a figure
     // of the sanitizer's speed, as in SocketServerTests.
-    let count = ProcessInfo.processInfo.environment["STEPWISE_SANITIZER"] == nil ? 200 : 50
+    let count = sanitizerUnderTest == nil ? 200 : 50
     var clients: [SocketTestClient] = []
     for _ in 0..<count { clients.append(try SocketTestClient(path: sock)) }
     let fds = clients.map(\.fd)

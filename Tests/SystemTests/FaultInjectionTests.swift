@@ -152,10 +152,6 @@ final class FileWriter {
   .oneSuiteAtATime("fault injection", when: sanitizerUnderTest == nil))
 struct FaultInjectionTests {
   static let route = "Simulations/001-marais-drive/route.json"
-  /// The sanitizer `Scripts/sanitize.sh` runs the tests under (`STEPWISE_SANITIZER`), if any:
-  /// the daemon is then several times slower and its memory is the sanitizer's, so times and
-  /// peaks are printed, not checked, and the subscriber test replays more slowly.
-  static let sanitizer = ProcessInfo.processInfo.environment["STEPWISE_SANITIZER"]
 
   /// A drive along 001 with a standing start, simulated into `scratch`.
   static func track(
@@ -279,7 +275,7 @@ struct FaultInjectionTests {
       [
         binary, "--route", repositoryFile(Self.route), "--json", "--socket", sock,
         "--subscriber-queue", "16384", "--max-clients", "20",
-        "--replay-speed", Self.sanitizer == nil ? "25" : "10", track,
+        "--replay-speed", sanitizerUnderTest == nil ? "25" : "10", track,
       ],
       environment: sanitizerEnvironment(["PATH": "/usr/bin:/bin"]),
       stdoutPath: scratch.file("stepwised.out"),
@@ -799,7 +795,7 @@ struct FaultInjectionTests {
       #expect(run.stderr.contains("line \(after + 2): "), "\(run.stderr.prefix(2000))")
     }
     // Memory: the reader keeps at most 120 bytes of any line.
-    if Self.sanitizer == nil {
+    if sanitizerUnderTest == nil {
       #expect(run.peakKiB <= base.peakKiB + 4096, "\(run.peakMiB) MiB against \(base.peakMiB) MiB")
     }
   }
@@ -919,7 +915,7 @@ struct FaultInjectionTests {
         "\(valid): too large: the file has \(made.bytes) bytes, more than the route file limit of 67108864 bytes (--max-route-file BYTES raises the limit)"
       ),
       "\(refused.stderr)")
-    if Self.sanitizer == nil {
+    if sanitizerUnderTest == nil {
       #expect(refused.peakKiB <= baseline.peakKiB + 8192, "\(refused.peakMiB) MiB")
     }
 
@@ -958,7 +954,7 @@ struct FaultInjectionTests {
         "too large: the input goes on, more than the route file limit of 67108864 bytes"),
       "\(piped.stderr)")
     #expect(sent < 100 << 20, "the daemon read all \(sent) bytes")
-    if Self.sanitizer == nil {
+    if sanitizerUnderTest == nil {
       #expect(piped.peakKiB <= baseline.peakKiB + 2 * (64 << 10), "\(piped.peakMiB) MiB")
     }
 
@@ -975,7 +971,7 @@ struct FaultInjectionTests {
     #expect(place.map { Int($0.1) } == cut.lines, "\(t.stderr)")
     let column = place.flatMap { Int($0.2) } ?? 0
     #expect((cut.lastLineLength - 64...cut.lastLineLength + 1).contains(column), "\(t.stderr)")
-    if Self.sanitizer == nil {
+    if sanitizerUnderTest == nil {
       #expect(t.peakKiB < 6 * (32 << 20) / 1024, "\(t.peakMiB) MiB")
     }
 
@@ -989,7 +985,7 @@ struct FaultInjectionTests {
     let u = try daemon(string, raised, tag: "unterminated string, 100 MB, limit raised")
     #expect(u.status == 2)
     #expect(u.stderr.contains("unterminated string at line 1, column 19"), "\(u.stderr)")
-    if Self.sanitizer == nil {
+    if sanitizerUnderTest == nil {
       #expect(u.peakKiB < 2 * size / 1024, "\(u.peakMiB) MiB")
     }
 
@@ -999,7 +995,7 @@ struct FaultInjectionTests {
     let d = try daemon(number, raised, tag: "enormous number, 100 MB, limit raised")
     #expect(d.status == 2)
     #expect(d.stderr.contains("number longer than 1024 bytes at line 1, column 12"), "\(d.stderr)")
-    if Self.sanitizer == nil {
+    if sanitizerUnderTest == nil {
       #expect(d.peakKiB < 2 * size / 1024, "\(d.peakMiB) MiB")
     }
 
@@ -1011,7 +1007,7 @@ struct FaultInjectionTests {
     let e = try daemon(array, tag: "enormous array, 100 MB, default limit")
     #expect(e.status == 2)
     #expect(e.stderr.contains("more than the route file limit"), "\(e.stderr)")
-    if Self.sanitizer == nil {
+    if sanitizerUnderTest == nil {
       #expect(e.peakKiB <= baseline.peakKiB + 8192, "\(e.peakMiB) MiB")
     }
   }

@@ -191,7 +191,7 @@ struct GPSDRestartTests {
     // ReconnectBackoff), adds the rest of that epoch and the merger's 0.3 s settle: about
     // 1.5 s in all. Nothing is widened for noise but one outlier, at most 2.5 s.
     let late = recoveries.filter { $0 > 2 }
-    if FaultInjectionTests.sanitizer == nil {
+    if sanitizerUnderTest == nil {
       #expect(late.count <= 1 && late.allSatisfy { $0 <= 2.5 }, "recoveries: \(formatted) s")
     }
     let sources = live.filter { $0.className == "SOURCE" }.compactMap { $0["status"]?.stringValue }

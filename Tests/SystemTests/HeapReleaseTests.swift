@@ -10,7 +10,7 @@ import Testing
   /// Under `Scripts/sanitize.sh` (STEPWISE_SANITIZER set) malloc is the sanitizer's, and glibc's
   /// heap was never set up: trimming it crashed under AddressSanitizer.
   @Test func trimsOnlyGlibcsOwnHeap() {
-    let sanitized = ProcessInfo.processInfo.environment["STEPWISE_SANITIZER"] != nil
+    let sanitized = sanitizerUnderTest != nil
     #expect(HeapRelease.ownsTheHeap == !sanitized)
   }
 

@@ -12,16 +12,13 @@ import Testing
 struct LongRunMemoryTests {
   /// Epochs fed: 20 minutes of a 10 Hz receiver, a few seconds of a debug build of the daemon
   /// (about 2,000 epochs a second; a release build takes 10,000).
-  static let epochs = sanitizer == nil ? 12_000 : 3_000
+  static let epochs = sanitizerUnderTest == nil ? 12_000 : 3_000
   /// How much the daemon's VmRSS may grow from the first quarter of the run to its end.
   ///
   /// 90 bytes an epoch. The live set does not grow at all (heaptrack: the same peak heap after
   /// 60,000 and 200,000 epochs); what moves is the allocator's free memory, a few hundred kB,
   /// while fixes piling up behind the engine made megabytes.
   static let allowedGrowthKB = 1_024
-  /// The sanitizer `Scripts/sanitize.sh` runs the tests under (`STEPWISE_SANITIZER`), if any:
-  /// its shadow memory and quarantine are not the daemon's, so the memory bound is not checked.
-  static let sanitizer = ProcessInfo.processInfo.environment["STEPWISE_SANITIZER"]
 
   static func run(_ arguments: [String]) throws -> [String: String] {
     let r = try runTool(
@@ -60,7 +57,7 @@ struct LongRunMemoryTests {
     #expect(v["churn_clients"] == "100")
     #expect(Int(v["churn_completed"] ?? "") ?? 0 > 0, "subscribers that read their events and left")
     #expect(Int(v["stay_lines"] ?? "") ?? 0 >= Self.epochs)
-    guard Self.sanitizer == nil else { return }
+    guard sanitizerUnderTest == nil else { return }
     // Every thread Dispatch starts would otherwise get a glibc arena of its own, each keeping
     // free memory resident (HeapRelease.configureForLongRunning).
     #expect(v["extra_arenas"] == "0", "glibc arenas besides the main one")

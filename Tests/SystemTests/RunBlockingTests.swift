@@ -24,7 +24,7 @@ import Testing
   @Test func aBodyEndingWhileItsTaskIsCancelledNeverDeadlocks() async {
     // The old code deadlocked within about 100 rounds; fewer under a sanitizer, which slows
     // every round tenfold.
-    let rounds = ProcessInfo.processInfo.environment["STEPWISE_SANITIZER"] == nil ? 3_000 : 500
+    let rounds = sanitizerUnderTest == nil ? 3_000 : 500
     let results = LockedCounter()
     let outcome = FirstOutcome()
     let executor = QueueExecutor()

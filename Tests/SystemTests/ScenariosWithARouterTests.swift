@@ -41,7 +41,7 @@ struct ScenariosWithARouterTests {
       }
     }
     // Under a sanitizer the replays are slow and test guidance, not memory or threads: a few.
-    let sanitized = ProcessInfo.processInfo.environment["STEPWISE_SANITIZER"] != nil
+    let sanitized = sanitizerUnderTest != nil
     if sanitized {
       let few = ["001-", "013-", "022-", "040-"]
       scenarios = scenarios.filter { s in few.contains { s.0.directory.contains("/" + $0) } }

@@ -57,9 +57,6 @@ import Wire
     lines.compactMap { (try? JSONParser.parse($0))?.objectValue }
   }
 
-  /// The sanitizer `Scripts/sanitize.sh` runs the tests under (`STEPWISE_SANITIZER`), if any.
-  static let sanitizer = ProcessInfo.processInfo.environment["STEPWISE_SANITIZER"]
-
   /// 200 subscribers and 20 late ones; under a sanitizer 50 and 5.
   ///
   /// Under AddressSanitizer the one test thread that reads all 200 sockets falls so far behind a
@@ -68,8 +65,8 @@ import Wire
   /// still cover what the sanitizers look for (every path of the fan-out, from many threads);
   /// the normal run keeps 200.
   @Test func twoHundredSubscribersReceiveEveryEventInOrderWithoutAGap() throws {
-    let count = Self.sanitizer == nil ? 200 : 50
-    let lateCount = Self.sanitizer == nil ? 20 : 5
+    let count = sanitizerUnderTest == nil ? 200 : 50
+    let lateCount = sanitizerUnderTest == nil ? 20 : 5
     let dir = try SocketTestDirectory("fanout")
     defer { dir.remove() }
     let engine = try FakeEngine(scenario: Self.scenario)
@@ -193,7 +190,7 @@ import Wire
     // sanitizer 100 × (2.7 s): at 1000 × the one reader thread of the three others, slowed
     // several times over, fell more than 16 KiB behind and they overflowed too.
     let span = (engine.fixes.last?.time ?? 0) - (engine.fixes.first?.time ?? 0)
-    let speed = Self.sanitizer == nil ? 1000.0 : 100.0
+    let speed = sanitizerUnderTest == nil ? 1000.0 : 100.0
     let started = Date()
     let replay = BackgroundWork { engine.replay(to: server, speed: speed) }
     Self.waitFor("the stuck subscriber to overflow") { server.statistics.overflowed == 1 }
