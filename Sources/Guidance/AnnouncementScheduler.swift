@@ -184,13 +184,14 @@ struct AnnouncementScheduler: Sendable {
     guard m + 1 <= lastStep, route.steps[m].waypoint == nil else { return nil }
     let gap = geometry.stepEnd[m + 1] - geometry.stepEnd[m]
     let limits = configuration.limits(for: route.steps[m + 1].transportType)
-    guard !route.steps[m + 1].instructions.isEmpty,
+    let instructions = route.steps[m + 1].instructions
+    guard !instructions.isEmpty,
       gap
         <= max(
           v * configuration.thenMergeSeconds, limits.nowMinimum * configuration.thenMergeNowMinimums
         )
     else { return nil }
-    return route.steps[m + 1].instructions
+    return instructions
   }
 }
 

@@ -219,4 +219,8 @@ public func onItsOwnThread(_ body: @escaping @Sendable () -> Void) {
 
 /// The sanitizer `Scripts/sanitize.sh` runs the tests under (`STEPWISE_SANITIZER`: `thread` or
 /// `address`), if any.
+///
+/// Under one the daemon is several times slower and its memory is the sanitizer's (shadow
+/// memory, quarantine): suites then use fewer clients and slower replays, and print times and
+/// memory peaks instead of checking them.
 public let sanitizerUnderTest = ProcessInfo.processInfo.environment["STEPWISE_SANITIZER"]
