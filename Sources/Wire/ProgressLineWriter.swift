@@ -131,9 +131,7 @@ private struct ByteCursor {
       if value < 0 { byte(0x2D) }
       decimal(UInt64(value.magnitude))
     } else {
-      var bytes: [UInt8] = []
-      EventLineWriter.number(d, into: &bytes)
-      append(bytes)
+      general(d)
     }
   }
 
@@ -169,14 +167,15 @@ private struct ByteCursor {
     let (scale, unit) = step.scale
     let k = roundedHalfAway(value * scale)
     let rounded = k / scale
-    guard
-      rounded.isFinite, rounded != roundedHalfAway(rounded), abs(k) < 1e15, abs(rounded) >= 1e-4
-    else {
-      var bytes: [UInt8] = []
-      EventLineWriter.number(rounded, into: &bytes)
-      append(bytes)
+    guard rounded.isFinite, abs(k) < 1e15 else { return general(rounded) }
+    if rounded == roundedHalfAway(rounded) {
+      // Integral (a distance off the route of 0, a whole metre): as an integer, which is how
+      // `EventLineWriter.number(_:into:)` writes it (a zero of either sign as `0`).
+      if rounded < 0 { byte(0x2D) }
+      decimal(UInt64(rounded.magnitude))
       return
     }
+    guard abs(rounded) >= 1e-4 else { return general(rounded) }
     let m = UInt64(abs(k))
     var fraction = m % unit
     var width = step.decimals
@@ -188,6 +187,14 @@ private struct ByteCursor {
     decimal(m / unit)
     byte(0x2E)  // .
     digitsOf(fraction, width: width)
+  }
+
+  /// `rounded` as `EventLineWriter.number(_:into:)` writes it, through an array: the rare
+  /// numbers the fast forms above leave out (tiny, huge, not finite).
+  private mutating func general(_ rounded: Double) {
+    var bytes: [UInt8] = []
+    EventLineWriter.number(rounded, into: &bytes)
+    append(bytes)
   }
 
   /// `"YYYY-MM-DDTHH:MM:SS.mmmZ"` with its quotes, as `EventLineWriter.time(_:into:)`; `false`
