@@ -59,11 +59,22 @@ public func bearingDifference(_ a: Double, _ b: Double) -> Double {
 extension Coordinate {
   /// Great-circle distance to another coordinate, in metres (haversine formula).
   public func distance(to other: Coordinate) -> Double {
+    distance(to: other, cosines: (latitudeCosine, other.latitudeCosine))
+  }
+
+  /// The cosine of the latitude, which ``distance(to:cosines:)`` takes.
+  @inline(__always)
+  public var latitudeCosine: Double { cos(radians(latitude)) }
+
+  /// ``distance(to:)`` with the two ``latitudeCosine``s given, bit for bit the same: a walk
+  /// along a polyline works each point's out once instead of twice.
+  @inline(__always)
+  public func distance(to other: Coordinate, cosines: (Double, Double)) -> Double {
     let lat1 = radians(latitude)
     let lat2 = radians(other.latitude)
     let dLat = lat2 - lat1
     let dLon = radians(wrappedLongitudeDelta(other.longitude - longitude))
-    let a = sin(dLat / 2) * sin(dLat / 2) + cos(lat1) * cos(lat2) * sin(dLon / 2) * sin(dLon / 2)
+    let a = sin(dLat / 2) * sin(dLat / 2) + cosines.0 * cosines.1 * sin(dLon / 2) * sin(dLon / 2)
     return 2 * earthRadius * atan2(sqrt(a), sqrt(max(0, 1 - a)))
   }
 

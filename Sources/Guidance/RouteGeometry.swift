@@ -1,7 +1,6 @@
 public import Geodesy
 public import Routes
 
-import func Glibc.cos
 import func Glibc.sqrt
 
 /// One route flattened into a single polyline with distances along it.
@@ -57,20 +56,26 @@ public struct RouteGeometry: Sendable {
       return f >= 360 ? f - 360 : f
     }
     var brg = [Float](repeating: 0, count: n)
+    var kx = [Float](repeating: 0, count: n)
+    // The cosine of each point's latitude serves its segments' distances and its east scale.
+    func eastScale(_ cosine: Double) -> Float { Float(earthRadius * cosine * .pi / 180) }
     var previous = pts[0]
+    var previousCosine = previous.latitudeCosine
+    kx[0] = eastScale(previousCosine)
     for i in 1..<n {
       let p = pts[i]
-      cum[i] = cum[i - 1] + previous.distance(to: p)
+      let cosine = p.latitudeCosine
+      cum[i] = cum[i - 1] + previous.distance(to: p, cosines: (previousCosine, cosine))
       brg[i - 1] = stored(planarBearing(from: previous, to: p))
+      kx[i] = eastScale(cosine)
       previous = p
+      previousCosine = cosine
     }
     brg[n - 1] = brg[max(0, n - 2)]
     // Zero-length segments inherit the bearing of the previous real one.
     for i in 1..<n where cum[i] == cum[i - 1] && i >= 2 {
       brg[i - 1] = brg[i - 2]
     }
-    var kx = [Float](repeating: 0, count: n)
-    for i in 0..<n { kx[i] = Float(earthRadius * cos(pts[i].latitude * .pi / 180) * .pi / 180) }
     points = pts
     cumulative = cum
     bearings = FloatColumn(brg)

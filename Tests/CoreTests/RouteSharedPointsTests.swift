@@ -67,6 +67,31 @@ private func fixtureDocuments() throws -> [(name: String, document: RouteDocumen
     #expect(RoutePolyline(route.steps[2].polyline[1...]).coordinates == Array(before[1...]))
   }
 
+  /// `Coordinate.distance(to:)` as it was written before the cosines were shared.
+  private func haversine(_ p: Coordinate, _ q: Coordinate) -> Double {
+    let lat1 = p.latitude * .pi / 180
+    let lat2 = q.latitude * .pi / 180
+    let dLat = lat2 - lat1
+    let dLon = wrappedLongitudeDelta(q.longitude - p.longitude) * .pi / 180
+    let a = sin(dLat / 2) * sin(dLat / 2) + cos(lat1) * cos(lat2) * sin(dLon / 2) * sin(dLon / 2)
+    return 2 * earthRadius * atan2(sqrt(a), sqrt(max(0, 1 - a)))
+  }
+
+  /// The geometry works each point's latitude cosine out once for its two segments and its
+  /// east scale: the figures are bit for bit those of `distance(to:)` and the cosine formula.
+  @Test func theGeometrysDistancesAndScalesAreThePerPointFormulas() throws {
+    for (name, doc) in try fixtureDocuments() {
+      let g = RouteGeometry(route: doc.routes[0])
+      var sum = 0.0
+      for i in 0..<g.points.count {
+        if i > 0 { sum += haversine(g.points[i - 1], g.points[i]) }
+        #expect(g.cumulative[i] == sum, "\(name) point \(i)")
+        let scale = Float(earthRadius * cos(g.points[i].latitude * .pi / 180) * .pi / 180)
+        #expect(g.metresPerDegreeLongitude[i] == Double(scale), "\(name) point \(i)")
+      }
+    }
+  }
+
   @Test func theGeometryReadsTheRoutesPoints() throws {
     for (name, doc) in try fixtureDocuments() {
       let route = doc.routes[0]
