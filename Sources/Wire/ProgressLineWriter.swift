@@ -73,6 +73,10 @@ enum ProgressLineWriter {
 private struct ByteCursor {
   let base: UnsafeMutablePointer<UInt8>
   var count = 0
+  /// The day of the last time written, counted from 1970-01-01 (`Int64.min` before the
+  /// first), and its civil date.
+  private var dayNumber = Int64.min
+  private var date = (year: 0, month: 0, day: 0)
 
   init(base: UnsafeMutablePointer<UInt8>) { self.base = base }
 
@@ -97,13 +101,32 @@ private struct ByteCursor {
 
   /// `value` in decimal digits.
   mutating func decimal(_ value: UInt64) {
-    var digits = 1
-    var bound: UInt64 = 10
+    digitsOf(value, width: Self.digitCount(value))
+  }
+
+  /// How many decimal digits `value` has: a few comparisons for the values of a line (a
+  /// coordinate's degrees, metres, seconds, a `seq`), a loop only past a million.
+  @inline(__always)
+  private static func digitCount(_ value: UInt64) -> Int {
+    if value < 100 { return value < 10 ? 1 : 2 }
+    if value < 10_000 { return value < 1000 ? 3 : 4 }
+    if value < 1_000_000 { return value < 100_000 ? 5 : 6 }
+    var digits = 7
+    var bound: UInt64 = 10_000_000
     while digits < 20, value >= bound {
       digits += 1
       if digits < 20 { bound &*= 10 }
     }
-    digitsOf(value, width: digits)
+    return digits
+  }
+
+  /// Two digits of `value` (below 100).
+  @inline(__always)
+  private mutating func pair(_ value: Int) {
+    let pairs = digitPairs.utf8Start
+    base[count] = pairs[2 &* value]
+    base[count + 1] = pairs[2 &* value &+ 1]
+    count += 2
   }
 
   /// The `width` lowest decimal digits of `value`, leading zeros included, two at a time.
@@ -168,16 +191,17 @@ private struct ByteCursor {
     let k = roundedHalfAway(value * scale)
     let rounded = k / scale
     guard rounded.isFinite, abs(k) < 1e15 else { return general(rounded) }
-    if rounded == roundedHalfAway(rounded) {
+    let m = UInt64(abs(k))
+    var fraction = m % unit
+    if fraction == 0 {
       // Integral (a distance off the route of 0, a whole metre): as an integer, which is how
-      // `EventLineWriter.number(_:into:)` writes it (a zero of either sign as `0`).
-      if rounded < 0 { byte(0x2D) }
-      decimal(UInt64(rounded.magnitude))
+      // `EventLineWriter.number(_:into:)` writes it (a zero of either sign as `0`). Below
+      // 10^15 steps, `k / scale` is integral exactly when `k` is a whole number of units.
+      if k < 0 { byte(0x2D) }
+      decimal(m / unit)
       return
     }
     guard abs(rounded) >= 1e-4 else { return general(rounded) }
-    let m = UInt64(abs(k))
-    var fraction = m % unit
     var width = step.decimals
     while fraction % 10 == 0 {
       fraction /= 10
@@ -199,26 +223,42 @@ private struct ByteCursor {
 
   /// `"YYYY-MM-DDTHH:MM:SS.mmmZ"` with its quotes, as `EventLineWriter.time(_:into:)`; `false`
   /// (and nothing written) outside the years 0 to 9999.
+  ///
+  /// A line's two times (the fix's and the ETA) mostly fall on one day, whose date is then
+  /// worked out once (`dayNumber`, `date`).
   mutating func time(_ seconds: Double) -> Bool {
     let scaled = roundedHalfAway(seconds * 1000)
     guard scaled.isFinite, abs(scaled) < 2.5e14 else { return false }
-    let (y, mo, d, millisecond) = UTCTime.civil(milliseconds: Int64(scaled))
+    let milliseconds = Int64(scaled)
+    var days = milliseconds / 86_400_000
+    var ms = Int(milliseconds % 86_400_000)
+    if ms < 0 {
+      ms += 86_400_000
+      days -= 1
+    }
+    if days != dayNumber {
+      date = UTCTime.civil(days: Int(days))
+      dayNumber = days
+    }
+    let (y, mo, d) = date
     guard (0...9999).contains(y) else { return false }
-    let ms = UInt64(millisecond)
     byte(0x22)  // "
-    digitsOf(UInt64(y), width: 4)
+    pair(y / 100)
+    pair(y % 100)
     byte(0x2D)  // -
-    digitsOf(UInt64(mo), width: 2)
+    pair(mo)
     byte(0x2D)
-    digitsOf(UInt64(d), width: 2)
+    pair(d)
     byte(0x54)  // T
-    digitsOf(ms / 3_600_000, width: 2)
+    pair(ms / 3_600_000)
     byte(0x3A)  // :
-    digitsOf(ms / 60_000 % 60, width: 2)
+    pair(ms / 60_000 % 60)
     byte(0x3A)
-    digitsOf(ms / 1000 % 60, width: 2)
+    pair(ms / 1000 % 60)
     byte(0x2E)  // .
-    digitsOf(ms % 1000, width: 3)
+    let fraction = ms % 1000
+    byte(UInt8(truncatingIfNeeded: 0x30 &+ fraction / 100))
+    pair(fraction % 100)
     byte(0x5A)  // Z
     byte(0x22)
     return true

@@ -86,6 +86,17 @@ import Wire
   func timesAreWrittenAsUTCTimeWritesThem(_ t: Double) {
     let e = NavigationEvent(time: t, kind: .onRoute)
     #expect(Self.bytes(e) == Self.tree(e))
+    // A `PROGRESS` line's two times, its ETA on the same day, the next one, or years later
+    // (`ProgressLineWriter` works a date out once for both when they share a day).
+    for remaining in [0, 0.0004, 17.25, 43_200, 86_399.9996, 86_400, 90_000, 4e7] {
+      let progress = Progress(
+        step: 1, distanceToManeuver: 10, distanceRemaining: 20, timeRemaining: remaining,
+        distanceAlong: 0, onRoute: true, raw: Coordinate(latitude: 1, longitude: 2),
+        matched: Coordinate(latitude: 1, longitude: 2), distanceFromRoute: 0, speed: nil,
+        course: nil, discardedFixes: 0)
+      let p = NavigationEvent(time: t, kind: .progress(progress))
+      #expect(Self.bytes(p) == Self.tree(p), "\(t) + \(remaining)")
+    }
   }
 
   @Test func sourceEventsAreWrittenAsTheTreeWouldBe() {
