@@ -51,10 +51,16 @@ public protocol Phrasing: Sendable {
   /// `speechDuration(of: text(for: message))`; a phrasing may measure it without building
   /// the text (the engine asks for it on every fix near a maneuver).
   func speechDuration(for message: AnnouncementMessage) -> Double
+  /// A number two distances share exactly when a maneuver announcement says them alike ("In
+  /// 400 meters" for 380 and 410 m), or `nil` when the phrasing cannot tell. The engine then
+  /// reuses the speech duration it measured for one distance for the other.
+  func spokenDistanceKey(_ metres: Double) -> Int?
 }
 
 extension Phrasing {
   public func speechDuration(for message: AnnouncementMessage) -> Double {
     speechDuration(of: text(for: message))
   }
+
+  public func spokenDistanceKey(_ metres: Double) -> Int? { nil }
 }

@@ -30,6 +30,9 @@ struct AnnouncementScheduler: Sendable {
   var said: [AnnouncementFlags]
   /// Time of the last maneuver announcement and the step it was for.
   var lastAnnouncement: (time: Double, step: Int)?
+  /// The speech durations of the maneuver sentences measured last: near a maneuver every fix
+  /// times the same few sentences, whose distance changes in the voice only every 50 m or so.
+  private var spoken = SpeechDurations()
 
   init(
     route: Route, geometry: RouteGeometry, configuration: GuidanceConfiguration,
@@ -81,8 +84,9 @@ struct AnnouncementScheduler: Sendable {
     let then = thenInstructions(after: m, speed: v)
     let instructions = route.steps[m].instructions
 
-    var kinds: [AnnouncementKind] = [.prepare, .approach]
-    if finalKind == .now { kinds.append(.now) }
+    // Constant lists: no array is built on each fix.
+    let kinds: [AnnouncementKind] =
+      finalKind == .now ? [.prepare, .approach, .now] : [.prepare, .approach]
     // A maneuver already said as the "then" of the previous announcement and right here (a 0 m
     // step, a double turn) needs no announcement of its own: it would only come too late. So does
     // one said in the previous maneuver's final announcement and now less than `finalLeadSeconds`
@@ -149,20 +153,18 @@ struct AnnouncementScheduler: Sendable {
     min(limits.prepareMaximum, max(limits.prepareMinimum, v * configuration.prepareLeadSeconds))
   }
 
-  private func leadDistance(
+  private mutating func leadDistance(
     _ kind: AnnouncementKind, step m: Int, speed v: Double,
     limits: GuidanceConfiguration.ModeLimits,
     saying message: AnnouncementMessage
   ) -> Double {
-    let speech = v * phrasing.speechDuration(for: message)
+    let speech = v * speechDuration(message)
     if kind == .now, case .maneuver(let instructions, _, .some) = message, m + 1 <= lastStep {
       // A pair said as one unit: its first part must end in time for the first maneuver, the
       // whole in time for the second, which comes `gap` metres later.
       let react = max(limits.nowMinimum, v * configuration.nowLeadSeconds)
       let first =
-        v
-        * phrasing.speechDuration(
-          for: .maneuver(instructions: instructions, distance: nil, then: nil))
+        v * speechDuration(.maneuver(instructions: instructions, distance: nil, then: nil))
       let gap = geometry.stepEnd[m + 1] - geometry.stepEnd[m]
       return max(react + first, react + speech - gap)
     }
@@ -176,6 +178,25 @@ struct AnnouncementScheduler: Sendable {
     default:
       return max(limits.nowMinimum, v * configuration.nowLeadSeconds) + speech
     }
+  }
+
+  /// `phrasing.speechDuration(for: message)`, taken from ``spoken`` when a sentence said alike
+  /// was measured lately.
+  private mutating func speechDuration(_ message: AnnouncementMessage) -> Double {
+    guard case .maneuver(let instructions, let distance, let then) = message else {
+      return phrasing.speechDuration(for: message)
+    }
+    var key = SpeechDurations.Key(instructions: instructions, distance: nil, then: then)
+    if let distance {
+      guard let k = phrasing.spokenDistanceKey(distance) else {
+        return phrasing.speechDuration(for: message)
+      }
+      key.distance = k
+    }
+    if let seconds = spoken[key] { return seconds }
+    let seconds = phrasing.speechDuration(for: message)
+    spoken.insert(key, seconds)
+    return seconds
   }
 
   /// The next maneuver's instructions when it follows maneuver `m` too closely to get its own
@@ -202,6 +223,40 @@ extension AnnouncementKind {
     case .prepare: .prepare
     case .approach: .approach
     default: .now
+    }
+  }
+}
+
+/// The last few maneuver sentences' speech durations.
+///
+/// They are found by what a sentence's text is made of: the instructions, the distance as
+/// said (``Phrasing/spokenDistanceKey(_:)``) and the maneuver that follows. The oldest entry
+/// makes room for a new one.
+private struct SpeechDurations {
+  struct Key: Equatable {
+    var instructions: String
+    var distance: Int?
+    var then: String?
+  }
+
+  /// Entries kept: the three announcements of a maneuver and the first part of a pair.
+  static let capacity = 4
+  private var entries: [(key: Key, seconds: Double)] = []
+  private var next = 0
+
+  init() { entries.reserveCapacity(Self.capacity) }
+
+  subscript(key: Key) -> Double? {
+    for e in entries where e.key == key { return e.seconds }
+    return nil
+  }
+
+  mutating func insert(_ key: Key, _ seconds: Double) {
+    if entries.count < Self.capacity {
+      entries.append((key, seconds))
+    } else {
+      entries[next] = (key, seconds)
+      next = (next + 1) % Self.capacity
     }
   }
 }

@@ -58,6 +58,20 @@ public struct Phrasebook: Phrasing, Sendable {
     announcementSpeechDuration(for: message) ?? speechDuration(of: text(for: message))
   }
 
+  /// The rounded distance that ``spokenDistance(_:)`` says, as one number: the only way a
+  /// distance enters a maneuver announcement, in either language.
+  public func spokenDistanceKey(_ metres: Double) -> Int? {
+    let (value, unit) =
+      switch RoundedDistance(spoken: metres, units: units) {
+      case .metres(let n): (n, 0)
+      case .kilometres(let t): (t, 1)
+      case .feet(let n): (n, 2)
+      case .miles(let t): (t, 3)
+      }
+    guard value.magnitude < 1 << 48 else { return nil }
+    return value * 4 + unit
+  }
+
   /// About how long a voice takes to say `text`, in seconds.
   ///
   /// English: 15 characters a second. Korean: 6.5 Hangul syllables a second, plus every

@@ -161,6 +161,45 @@ private let phrasebooks = [
     #expect(byteLevel > 1500)
   }
 
+  // MARK: Spoken distance keys
+
+  /// The engine reuses a maneuver sentence's speech duration for every distance with the same
+  /// key, so two distances share a key exactly when they are said alike, and a maneuver
+  /// sentence differs in nothing else.
+  @Test func distancesShareASpokenKeyExactlyWhenTheyAreSaidAlike() {
+    var distances: [Double] = [-1, 0, .nan, .infinity, 1e300, 9.99, 10, 974.99, 975, 1e9]
+    var x = 0.0
+    while x < 12_000 {
+      distances.append(x)
+      x += 0.731
+    }
+    for book in phrasebooks {
+      var saidBy: [Int: String] = [:]
+      var keyOf: [String: Int] = [:]
+      var first: [Int: Double] = [:]
+      for d in distances {
+        guard let key = book.spokenDistanceKey(d) else {
+          Issue.record("\(book.language) \(book.units): no key for \(d)")
+          continue
+        }
+        let said = book.spokenDistance(d)
+        #expect(saidBy[key, default: said] == said, "\(d): key \(key)")
+        #expect(keyOf[said, default: key] == key, "\(d): \(said)")
+        saidBy[key] = said
+        keyOf[said] = key
+        let message = { (m: Double) in
+          book.text(for: .maneuver(instructions: "Turn left", distance: m, then: "Keep right"))
+        }
+        if let other = first[key] {
+          #expect(message(other) == message(d))
+        } else {
+          first[key] = d
+        }
+      }
+      #expect(saidBy.count > 40)
+    }
+  }
+
   // MARK: Fixture announcements
 
   @Test func everyFixtureAnnouncementMatchesTheReferenceAndItsSpeechDuration() throws {
