@@ -246,6 +246,15 @@ public final class MQTTUplink: EventSink, DaemonAttachment, @unchecked Sendable 
     queue.async { @Sendable [self] in drain() }
   }
 
+  /// After the events received so far are written to the journal (the queue is serial, so
+  /// `then` runs in the order of the calls).
+  public func afterKept(_ then: @escaping @Sendable () -> Void) {
+    queue.async { @Sendable [self] in
+      drain()
+      then()
+    }
+  }
+
   // MARK: On the queue
 
   private func drain() {

@@ -81,6 +81,7 @@ public enum Daemon {
       let context = DaemonAttachmentContext(
         stateDirectory: extras.services?.store?.directory, commands: server)
       for attachment in extras.attachments { publisher.add(try attachment.start(context)) }
+      services?.keepFirst(extras.attachments)
     } catch {
       server?.shutdown()
       for attachment in extras.attachments { await attachment.stop() }

@@ -18,6 +18,16 @@ public protocol DaemonAttachment: AnyObject, Sendable {
   func start(_ context: DaemonAttachmentContext) throws -> any EventSink
   /// Stops after the last event; may take a moment (bounded) to hand over what is queued.
   func stop() async
+  /// Calls `then`, on any thread, once every event received so far would survive the process
+  /// being killed (the uplink: written to its journal); calls made one after another run their
+  /// `then` in that order. The daemon saves its progress only then, so that a restart after
+  /// `kill -9` never resumes past an event the attachment had not kept. The default calls
+  /// `then` at once.
+  func afterKept(_ then: @escaping @Sendable () -> Void)
+}
+
+extension DaemonAttachment {
+  public func afterKept(_ then: @escaping @Sendable () -> Void) { then() }
 }
 
 /// What an attachment gets at start.

@@ -13,13 +13,20 @@ import Wire
 /// All methods are called by the engine and return at once; file writes (with their fsync) run
 /// on a private serial queue, so a slow or full disk never holds up guidance. A failed write is
 /// logged once, then again only after a success.
+///
+/// With attachments that keep events (``keepFirst(_:)``: the fleet uplink's journal), a write
+/// waits until they kept every event published before it: progress saved after an
+/// announcement never gets ahead of the journal that must send it, so a restart after
+/// `kill -9` says again what the journal had not kept instead of losing it for the fleet.
 public final class DaemonServices: EngineObserver, @unchecked Sendable {
-  // Invariant: `mutable` is only touched inside `lock`; `queue` serialises all file writes.
+  // Invariant: `mutable` is only touched inside `lock`; `queue` serialises all file writes;
+  // `waiting` counts the writes still waiting for the keepers (not yet on `queue`).
   public let notifier: SystemdNotifier
   public let store: StateStore?
   public let routeFile: String?
   private let queue = DispatchQueue(label: "stepwised.state")
   private let lock = Locked(Mutable())
+  private let waiting = DispatchGroup()
   private let phrasebook: Phrasebook
   /// Seconds between two progress saves while the step stays the same.
   public var saveInterval = 3.0
@@ -34,6 +41,7 @@ public final class DaemonServices: EngineObserver, @unchecked Sendable {
     var waitingForGPSD = false
     /// The fingerprint of the route being saved, computed once per route.
     var fingerprint: (index: Int, value: String)?
+    var keepers: [any DaemonAttachment] = []
   }
 
   public init(
@@ -117,7 +125,7 @@ public final class DaemonServices: EngineObserver, @unchecked Sendable {
   ) {
     guard let store else { return }
     let file = routeFile
-    queue.async {
+    write {
       self.report {
         try store.saveRoute(
           document, routeIndex: index, routeFile: file, progress: progress, revision: revision)
@@ -129,16 +137,54 @@ public final class DaemonServices: EngineObserver, @unchecked Sendable {
 
   private func saveProgress(_ snapshot: NavigationSession.Snapshot, fingerprint: String) {
     guard let store else { return }
-    queue.async { self.report { try store.saveProgress(snapshot, fingerprint: fingerprint) } }
+    write { self.report { try store.saveProgress(snapshot, fingerprint: fingerprint) } }
   }
 
-  /// Waits until every queued write is done (at shutdown).
-  public func flush() { queue.sync {} }
+  /// From now on, every write waits until `attachments` kept the events published before it.
+  ///
+  /// See ``DaemonAttachment/afterKept(_:)``. Called once they started, before guidance.
+  public func keepFirst(_ attachments: [any DaemonAttachment]) {
+    lock.withLock { $0.keepers = attachments }
+  }
 
-  /// Saves the final progress at exit, after every write already queued, and waits for it:
-  /// the queue is the files' only writer, so an older queued save cannot land after this one.
+  /// Queues `work` once every keeper kept what was published so far.
+  ///
+  /// Each keeper calls back in the order it was asked, so the writes reach the queue in the
+  /// order they were made.
+  private func write(_ work: @escaping @Sendable () -> Void) {
+    let keepers = lock.withLock { $0.keepers }
+    if keepers.isEmpty {
+      queue.async(execute: work)
+      return
+    }
+    waiting.enter()
+    Self.after(keepers[...]) { [queue, waiting] in
+      queue.async {
+        work()
+        waiting.leave()
+      }
+    }
+  }
+
+  private static func after(
+    _ keepers: ArraySlice<any DaemonAttachment>, _ then: @escaping @Sendable () -> Void
+  ) {
+    guard let first = keepers.first else { return then() }
+    let rest = keepers.dropFirst()
+    first.afterKept { after(rest, then) }
+  }
+
+  /// Waits until every write asked for is done (at shutdown).
+  public func flush() {
+    waiting.wait()
+    queue.sync {}
+  }
+
+  /// Saves the final progress at exit, after every write already asked for, and waits for it:
+  /// the queue is the files' only writer, so an older save cannot land after this one.
   public func saveAtExit(_ snapshot: NavigationSession.Snapshot, of document: RouteDocument) {
     guard let store else { return }
+    waiting.wait()
     queue.sync {
       do {
         try store.saveProgress(snapshot, of: document)
