@@ -96,6 +96,13 @@ struct FleetUplinkTests {
     #expect(down, "\(online)")
   }
 
+  /// A daemon killed mid-drive, while its broker is away, and its successor: the fleet gets the
+  /// whole drive, nothing lost and in order.
+  ///
+  /// stdout and the journal are two outputs: `kill -9` may cut either one shorter, so neither
+  /// is the reference. The reference is the drive uninterrupted: what the first boot sent is
+  /// the beginning of it, and the second boot (which resumes from the saved progress, saved only
+  /// once the journal kept what came before) says all the rest, perhaps repeating a little.
   @Test func nothingIsLostOrReorderedAcrossAFrozenAndRestartedBrokerAndAKilledDaemon() throws {
     let scratch = try ScratchDirectory()
     defer { scratch.remove() }
@@ -105,6 +112,12 @@ struct FleetUplinkTests {
     defer { sub.killGroup() }
     try #require(waitUntil(timeout: 5) { broker.log.contains(" as disp2 ") })
     let track = try DaemonIntegrationTests.track(scratch, settle: 5)
+    let whole = try Self.stepwised(
+      ["--route", Self.route, "--json", "--state-dir", scratch.file("whole"), "--fast", track],
+      scratch: scratch, tag: "w")
+    defer { whole.killGroup() }
+    #expect(whole.wait(timeout: 60) == 0, "\(whole.stderr)")
+    let drive = eventLines(whole.stdout)
     let first = try Self.stepwised(
       Self.uplink(broker, scratch, ["--replay-speed", "12", track]), scratch: scratch, tag: "a")
     defer { first.killGroup() }
@@ -119,6 +132,9 @@ struct FleetUplinkTests {
     first.killGroup()
     let firstEvents = eventLines(first.stdout)
     #expect(!firstEvents.isEmpty)
+    #expect(firstEvents.count < drive.count, "killed after the drive ended")
+    #expect(
+      firstEvents == Array(drive.prefix(firstEvents.count)), "\(difference(firstEvents, drive))")
     try broker.start()
     // A new daemon resumes the drive (saved state) and first sends what the old one journalled.
     let second = try Self.stepwised(
@@ -140,8 +156,18 @@ struct FleetUplinkTests {
       return bootOrder.count == 2 && byBoot[bootOrder[1]]?.count == secondEvents.count
     }
     try #require(bootOrder.count == 2, "\(bootOrder) \(second.stderr)")
-    #expect(byBoot[bootOrder[0]] == firstEvents)
+    let sent = byBoot[bootOrder[0]] ?? []
+    #expect(!sent.isEmpty)
+    #expect(sent == Array(drive.prefix(sent.count)), "\(difference(sent, drive))")
     #expect(byBoot[bootOrder[1]] == secondEvents)
+    // The second boot starts with the resumed route, then says every event of the drive the
+    // first did not send, in order, ending where the drive ends.
+    let resumed = try #require(secondEvents.first.flatMap { try? JSONParser.parse($0) })
+    #expect(resumed["class"]?.stringValue == "ROUTE")
+    #expect(resumed["reason"]?.stringValue == "resume")
+    let unsent = Array(drive.dropFirst(sent.count))
+    let tail = Array(secondEvents.dropFirst().suffix(unsent.count))
+    #expect(tail == unsent, "\(difference(tail, unsent))")
     // Per boot, seq only grows after dedupe, and everything of the first boot came before the
     // second's (the journal is sent in order).
     let raw = receivedMessages(sub.stdout).compactMap(\.object)

@@ -144,6 +144,16 @@ func withoutStamp(_ object: JSONObject) -> String {
   return JSONWriter.string(.object(o))
 }
 
+/// Where two event sequences part, for a failure message: their lengths and the first lines
+/// that differ.
+func difference(_ a: [String], _ b: [String]) -> String {
+  let common = min(a.count, b.count)
+  let i = (0..<common).first { a[$0] != b[$0] } ?? common
+  let left = i < a.count ? a[i] : "(end)"
+  let right = i < b.count ? b[i] : "(end)"
+  return "\(a.count) against \(b.count) events; at \(i): \(left)\n  against \(right)"
+}
+
 /// The JSON lines of a `--json` transcript that the uplink's `events` topic carries (all but
 /// `PROGRESS`), normalised through the same writer.
 func eventLines(_ transcript: String) -> [String] {
