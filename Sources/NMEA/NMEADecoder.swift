@@ -74,19 +74,21 @@ enum NMEADecoder {
   ///
   /// - Parameters:
   ///   - sentence: The bytes from `$` to the end of the line.
+  ///   - scanned: ``NMEAScan/body(_:from:to:)`` of the sentence from index 1, when the reader
+  ///     already worked it out while framing (it found the `*`).
   ///   - missingChecksum: Set to `true` when the sentence has no `*`.
   ///   - s: Where the decoded sentence goes; left as it was unless the result is `decoded`.
   /// - Returns: whether the sentence was decoded, or why it was rejected.
   static func decode(
-    _ sentence: UnsafeBufferPointer<UInt8>, missingChecksum: inout Bool,
-    into s: inout DecodedSentence
+    _ sentence: UnsafeBufferPointer<UInt8>, scanned: NMEAScan.Body? = nil,
+    missingChecksum: inout Bool, into s: inout DecodedSentence
   ) -> NMEADecodeResult {
     var end = sentence.count
     while end > 1, sentence[end - 1] == 32 || sentence[end - 1] == 9 { end -= 1 }
 
     // Find the checksum delimiter, XOR the body, check that it is printable ASCII and count
     // its commas, in one pass.
-    let scan = NMEAScan.body(sentence, from: 1, to: end)
+    let scan = scanned ?? NMEAScan.body(sentence, from: 1, to: end)
     let star = scan.star
     let sum = scan.sum
     let unprintable = scan.unprintable

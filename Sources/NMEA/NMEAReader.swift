@@ -116,9 +116,11 @@ public struct NMEAReader: Sendable {
         if b == 36 {  // $
           // A whole sentence inside these bytes is decoded where it lies, without copying it.
           let limit = min(n, i + Self.maximumSentenceLength + 1)
-          let j = NMEAScan.lineEnd(bytes, from: i + 1, limit: limit)
+          let (j, scanned) = NMEAScan.frame(bytes, from: i + 1, limit: limit)
           if j < limit, bytes[j] != 36, j - i > 1 {
-            process(UnsafeBufferPointer(rebasing: bytes[i..<j]), &fixes)
+            var body = scanned
+            body?.star -= i
+            process(UnsafeBufferPointer(rebasing: bytes[i..<j]), scanned: body, &fixes)
             i = j
             continue
           }
@@ -269,10 +271,14 @@ public struct NMEAReader: Sendable {
     apply(result, missingChecksum: missingChecksum, from: nil, &fixes)
   }
 
-  /// Decodes a whole sentence of the current line in place: the bytes from `$` to the line end.
-  private mutating func process(_ sentence: UnsafeBufferPointer<UInt8>, _ fixes: inout [Fix]) {
+  /// Decodes a whole sentence of the current line in place: the bytes from `$` to the line end,
+  /// with its body already scanned when framing found its `*`.
+  private mutating func process(
+    _ sentence: UnsafeBufferPointer<UInt8>, scanned: NMEAScan.Body?, _ fixes: inout [Fix]
+  ) {
     var missingChecksum = false
-    let result = NMEADecoder.decode(sentence, missingChecksum: &missingChecksum, into: &decoded)
+    let result = NMEADecoder.decode(
+      sentence, scanned: scanned, missingChecksum: &missingChecksum, into: &decoded)
     apply(result, missingChecksum: missingChecksum, from: sentence, &fixes)
   }
 

@@ -1,8 +1,9 @@
 /// Byte scans of the reader's hot path, eight bytes at a time.
 ///
-/// Every sentence is scanned twice (for its line end while framing, then for its checksum,
-/// printability and field count); a byte at a time those loops were half of the reader's time
-/// (perf, `docs/profiling.md`). The word tests below are exact for every byte: no carry crosses
+/// A sentence that lies whole in the input is scanned once (``frame(_:from:limit:)``: its
+/// line end, and on the way its checksum, printability and field count); a copied one twice
+/// (``lineEnd(_:from:limit:)`` while framing, ``body(_:from:to:)`` when decoding). A byte at a
+/// time those loops were half of the reader's time (perf, `docs/profiling.md`). The word tests below are exact for every byte: no carry crosses
 /// from one byte into the next, so a mark is set for a byte exactly when that byte matches.
 enum NMEAScan {
   /// Every byte `0x01`: `repeating(b)` is `b` in each byte.
@@ -65,6 +66,52 @@ enum NMEAScan {
       i += 1
     }
     return limit
+  }
+
+  /// The line end of a sentence, as ``lineEnd(_:from:limit:)`` finds it, with
+  /// ``body(_:from:to:)`` of `bytes[start...]` worked out in the same pass when a `*` comes
+  /// before the line end (`nil` otherwise: without a checksum the decoder trims trailing blanks
+  /// first, so it scans the body itself).
+  @inline(__always)
+  static func frame(
+    _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, limit: Int
+  ) -> (end: Int, body: Body?) {
+    guard let base = bytes.baseAddress else { return (limit, nil) }
+    var i = start
+    var sum: UInt64 = 0
+    var bad: UInt64 = 0
+    var commas = 0
+    while i + 8 <= limit {
+      let w = word(base, i)
+      let stop = equalBytes(w, 10) | equalBytes(w, 13) | equalBytes(w, 36) | equalBytes(w, 42)
+      if stop != 0 { break }  // a line end or a `*`: the bytes one by one from here
+      sum ^= w
+      bad |= unprintableBytes(w)
+      commas += marks(equalBytes(w, 44))
+      i += 8
+    }
+    sum ^= sum >> 32
+    sum ^= sum >> 16
+    sum ^= sum >> 8
+    var s = UInt8(truncatingIfNeeded: sum)
+    var unprintable = bad != 0
+    while i < limit {
+      let b = base[i]
+      if b == 10 || b == 13 || b == 36 { return (i, nil) }
+      if b == 42 {
+        var body = Body()
+        body.star = i
+        body.sum = s
+        body.unprintable = unprintable
+        body.commas = commas
+        return (lineEnd(bytes, from: i + 1, limit: limit), body)
+      }
+      s ^= b
+      unprintable = unprintable || b < 0x20 || b > 0x7E
+      if b == 44 { commas += 1 }
+      i += 1
+    }
+    return (limit, nil)
   }
 
   /// What one pass over a sentence body tells: where its `*` is, the XOR of the bytes before

@@ -66,7 +66,19 @@ import Testing
       #expect(scan.unprintable == reference.unprintable, "\(b)")
       #expect(scan.commas == reference.commas, "\(b)")
       let found = b.withUnsafeBufferPointer { NMEAScan.lineEnd($0, from: start, limit: end) }
-      #expect(found == Self.referenceLineEnd(b, from: start, limit: end), "\(b)")
+      let lineEnd = Self.referenceLineEnd(b, from: start, limit: end)
+      #expect(found == lineEnd, "\(b)")
+      // Framing: the same line end, and the body when a `*` comes before it.
+      let framed = b.withUnsafeBufferPointer { NMEAScan.frame($0, from: start, limit: end) }
+      #expect(framed.end == lineEnd, "\(b)")
+      let before = Self.referenceBody(b, from: start, to: lineEnd)
+      #expect((framed.body != nil) == (before.star >= 0), "\(b)")
+      if let body = framed.body {
+        #expect(body.star == before.star, "\(b)")
+        #expect(body.sum == before.sum, "\(b)")
+        #expect(body.unprintable == before.unprintable, "\(b)")
+        #expect(body.commas == before.commas, "\(b)")
+      }
     }
   }
 
