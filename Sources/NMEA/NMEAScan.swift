@@ -78,37 +78,20 @@ enum NMEAScan {
   ) -> (end: Int, body: Body?) {
     guard let base = bytes.baseAddress else { return (limit, nil) }
     var i = start
-    var sum: UInt64 = 0
-    var bad: UInt64 = 0
-    var commas = 0
+    var tally = Tally()
     while i + 8 <= limit {
       let w = word(base, i)
       let stop = equalBytes(w, 10) | equalBytes(w, 13) | equalBytes(w, 36) | equalBytes(w, 42)
       if stop != 0 { break }  // a line end or a `*`: the bytes one by one from here
-      sum ^= w
-      bad |= unprintableBytes(w)
-      commas += marks(equalBytes(w, 44))
+      tally.add(word: w)
       i += 8
     }
-    sum ^= sum >> 32
-    sum ^= sum >> 16
-    sum ^= sum >> 8
-    var s = UInt8(truncatingIfNeeded: sum)
-    var unprintable = bad != 0
+    tally.endWords()
     while i < limit {
       let b = base[i]
       if b == 10 || b == 13 || b == 36 { return (i, nil) }
-      if b == 42 {
-        var body = Body()
-        body.star = i
-        body.sum = s
-        body.unprintable = unprintable
-        body.commas = commas
-        return (lineEnd(bytes, from: i + 1, limit: limit), body)
-      }
-      s ^= b
-      unprintable = unprintable || b < 0x20 || b > 0x7E
-      if b == 44 { commas += 1 }
+      if b == 42 { return (lineEnd(bytes, from: i + 1, limit: limit), tally.body(star: i)) }
+      tally.add(byte: b)
       i += 1
     }
     return (limit, nil)
@@ -124,42 +107,64 @@ enum NMEAScan {
     var commas = 0
   }
 
+  /// A ``Body`` in the making: words first, then bytes.
+  private struct Tally {
+    var words: UInt64 = 0
+    var bad: UInt64 = 0
+    var sum: UInt8 = 0
+    var unprintable = false
+    var commas = 0
+
+    @inline(__always)
+    mutating func add(word w: UInt64) {
+      words ^= w
+      bad |= unprintableBytes(w)
+      commas += marks(equalBytes(w, 44))
+    }
+
+    /// Folds the words' XOR into one byte; bytes come next.
+    @inline(__always)
+    mutating func endWords() {
+      var v = words
+      v ^= v >> 32
+      v ^= v >> 16
+      v ^= v >> 8
+      sum = UInt8(truncatingIfNeeded: v)
+      unprintable = bad != 0
+    }
+
+    @inline(__always)
+    mutating func add(byte b: UInt8) {
+      sum ^= b
+      unprintable = unprintable || b < 0x20 || b > 0x7E
+      if b == 44 { commas += 1 }
+    }
+
+    @inline(__always)
+    func body(star: Int) -> Body {
+      Body(star: star, sum: sum, unprintable: unprintable, commas: commas)
+    }
+  }
+
   /// Scans `sentence[start..<end]` up to its first `*`.
   @inline(__always)
   static func body(_ sentence: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Body {
-    var result = Body()
-    guard let base = sentence.baseAddress else { return result }
+    guard let base = sentence.baseAddress else { return Body() }
     var i = start
-    var sum: UInt64 = 0
-    var bad: UInt64 = 0
-    var commas = 0
+    var tally = Tally()
     while i + 8 <= end {
       let w = word(base, i)
       if equalBytes(w, 42) != 0 { break }  // a `*`: the bytes one by one from here
-      sum ^= w
-      bad |= unprintableBytes(w)
-      commas += marks(equalBytes(w, 44))
+      tally.add(word: w)
       i += 8
     }
-    sum ^= sum >> 32
-    sum ^= sum >> 16
-    sum ^= sum >> 8
-    var s = UInt8(truncatingIfNeeded: sum)
-    var unprintable = bad != 0
+    tally.endWords()
     while i < end {
       let b = base[i]
-      if b == 42 {
-        result.star = i
-        break
-      }
-      s ^= b
-      unprintable = unprintable || b < 0x20 || b > 0x7E
-      if b == 44 { commas += 1 }
+      if b == 42 { return tally.body(star: i) }
+      tally.add(byte: b)
       i += 1
     }
-    result.sum = s
-    result.unprintable = unprintable
-    result.commas = commas
-    return result
+    return tally.body(star: -1)
   }
 }
