@@ -116,12 +116,11 @@ public struct NMEAReader: Sendable {
         if b == 36 {  // $
           // A whole sentence inside these bytes is decoded where it lies, without copying it.
           let limit = min(n, i + Self.maximumSentenceLength + 1)
-          let (j, scanned) = NMEAScan.frame(bytes, from: i + 1, limit: limit)
-          if j < limit, bytes[j] != 36, j - i > 1 {
-            var body = scanned
-            body?.star -= i
-            process(UnsafeBufferPointer(rebasing: bytes[i..<j]), scanned: body, &fixes)
-            i = j
+          let line = UnsafeBufferPointer(rebasing: bytes[i..<limit])
+          let (length, scanned) = NMEAScan.frame(line, from: 1, limit: line.count)
+          if length < line.count, line[length] != 36, length > 1 {
+            process(UnsafeBufferPointer(rebasing: line[..<length]), scanned: scanned, &fixes)
+            i += length
             continue
           }
           startSentence()

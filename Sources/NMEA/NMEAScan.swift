@@ -3,8 +3,10 @@
 /// A sentence that lies whole in the input is scanned once (``frame(_:from:limit:)``: its
 /// line end, and on the way its checksum, printability and field count); a copied one twice
 /// (``lineEnd(_:from:limit:)`` while framing, ``body(_:from:to:)`` when decoding). A byte at a
-/// time those loops were half of the reader's time (perf, `docs/profiling.md`). The word tests below are exact for every byte: no carry crosses
-/// from one byte into the next, so a mark is set for a byte exactly when that byte matches.
+/// time those loops were half of the reader's time (perf, `docs/profiling.md`).
+///
+/// The word tests below are exact for every byte: no carry crosses from one byte into the
+/// next, so a mark is set for a byte exactly when that byte matches.
 enum NMEAScan {
   /// Every byte `0x01`: `repeating(b)` is `b` in each byte.
   private static let ones: UInt64 = 0x0101_0101_0101_0101

@@ -246,13 +246,11 @@ public final class MQTTUplink: EventSink, DaemonAttachment, @unchecked Sendable 
     queue.async { @Sendable [self] in drain() }
   }
 
-  /// After the events received so far are written to the journal (the queue is serial, so
-  /// `then` runs in the order of the calls).
+  /// After the events received so far are written to the journal: every event received has a
+  /// `drain` queued ahead of this block (``receive(_:)`` queues one unless one is waiting), and
+  /// the queue is serial, so `then` also runs in the order of the calls.
   public func afterKept(_ then: @escaping @Sendable () -> Void) {
-    queue.async { @Sendable [self] in
-      drain()
-      then()
-    }
+    queue.async(execute: then)
   }
 
   // MARK: On the queue
