@@ -31,6 +31,8 @@ cd "$(dirname "$0")/.."
 RUNS=${BENCH_RUNS:-3}
 SENTENCES=${BENCH_SENTENCES:-1000000}
 DATA=${BENCH_DATA:-bench-data}
+# $DATA as an absolute path, for the socket that the daemon and its clients are given.
+case $DATA in /*) DATA_ABS=$DATA ;; *) DATA_ABS=$PWD/$DATA ;; esac
 SCRATCH=${BENCH_SCRATCH:-/tmp/build-bench}
 OUT=${BENCH_OUT:-docs/benchmarks.md}
 GPSD_PORT=${BENCH_GPSD_PORT:-29471}
@@ -364,14 +366,14 @@ if command -v gpsd > /dev/null; then
   gpsd_pid=$!
   sleep 1
   set -- --route "$DATA/zigzag_100000.json" --quiet --state-dir "$DATA/state"
-  if [ "$HAS_SOCKET" = yes ]; then set -- "$@" --socket "$PWD/$DATA/idle.sock" --max-clients 600; fi
+  if [ "$HAS_SOCKET" = yes ]; then set -- "$@" --socket "$DATA_ABS/idle.sock" --max-clients 600; fi
   rm -rf "$DATA/state" && mkdir -p "$DATA/state"
   "$daemon" "$@" "gpsd://127.0.0.1:$GPSD_PORT" < /dev/null > /dev/null 2> "$DATA/daemon.err" &
   sw_pid=$!
   hold_pid=""
   sleep 2
   if [ "$HAS_SOCKET" = yes ]; then
-    python3 Benchmarks/fanout.py hold "$PWD/$DATA/idle.sock" "$HOLD" "$((IDLE + 4))" \
+    python3 Benchmarks/fanout.py hold "$DATA_ABS/idle.sock" "$HOLD" "$((IDLE + 4))" \
       > "$DATA/hold.txt" &
     hold_pid=$!
   fi
