@@ -6,7 +6,8 @@
 /// time those loops were half of the reader's time (perf, `docs/profiling.md`).
 ///
 /// The word tests below are exact for every byte: no carry crosses from one byte into the
-/// next, so a mark is set for a byte exactly when that byte matches.
+/// next, so a mark is set for a byte exactly when that byte matches. ``special(_:)`` alone is
+/// exact only for the word as a whole: it lets a word of ordinary sentence bytes skip the others.
 enum NMEAScan {
   /// Every byte `0x01`: `repeating(b)` is `b` in each byte.
   private static let ones: UInt64 = 0x0101_0101_0101_0101
@@ -35,6 +36,20 @@ enum NMEAScan {
   private static func unprintableBytes(_ v: UInt64) -> UInt64 {
     // A byte below 0x80 plus 0x60 reaches 0x80 exactly when it is at least 0x20.
     (v & high) | equalBytes(v, 0x7F) | (~((v & low7) &+ repeating(0x60)) & high)
+  }
+
+  /// Nonzero when some byte of `v` may stop a scan or spoil a body.
+  ///
+  /// Such a byte is below `,` (CR, LF, `$`, `*` and every control byte are) or from `0x7F` up.
+  /// The result is zero exactly when there is none, so a word of digits, letters, commas and
+  /// points passes with about eight operations instead of the exact tests' forty.
+  ///
+  /// The subtraction's borrow can mark a byte above a marked one, so the result is only
+  /// compared with zero: the lowest byte below `,` is always marked, and without one nothing
+  /// borrows.
+  @inline(__always)
+  private static func special(_ v: UInt64) -> UInt64 {
+    (((v &- repeating(44)) & ~v) | v | ((v & low7) &+ ones)) & high
   }
 
   /// How many bytes of a mask from the tests above are marked.
@@ -83,9 +98,13 @@ enum NMEAScan {
     var tally = Tally()
     while i + 8 <= limit {
       let w = word(base, i)
-      let stop = equalBytes(w, 10) | equalBytes(w, 13) | equalBytes(w, 36) | equalBytes(w, 42)
-      if stop != 0 { break }  // a line end or a `*`: the bytes one by one from here
-      tally.add(word: w)
+      if special(w) == 0 {
+        tally.add(plainWord: w)
+      } else {
+        let stop = equalBytes(w, 10) | equalBytes(w, 13) | equalBytes(w, 36) | equalBytes(w, 42)
+        if stop != 0 { break }  // a line end or a `*`: the bytes one by one from here
+        tally.add(word: w)
+      }
       i += 8
     }
     tally.endWords()
@@ -116,6 +135,13 @@ enum NMEAScan {
     var sum: UInt8 = 0
     var unprintable = false
     var commas = 0
+
+    /// A word ``special(_:)`` passed: printable, so only its XOR and commas count.
+    @inline(__always)
+    mutating func add(plainWord w: UInt64) {
+      words ^= w
+      commas += marks(equalBytes(w, 44))
+    }
 
     @inline(__always)
     mutating func add(word w: UInt64) {
@@ -156,8 +182,12 @@ enum NMEAScan {
     var tally = Tally()
     while i + 8 <= end {
       let w = word(base, i)
-      if equalBytes(w, 42) != 0 { break }  // a `*`: the bytes one by one from here
-      tally.add(word: w)
+      if special(w) == 0 {
+        tally.add(plainWord: w)
+      } else {
+        if equalBytes(w, 42) != 0 { break }  // a `*`: the bytes one by one from here
+        tally.add(word: w)
+      }
       i += 8
     }
     tally.endWords()

@@ -53,10 +53,27 @@ import Testing
     }
   }
 
-  @Test func wordScansFindWhatTheByteLoopsFind() {
-    var rng = Random(x: 0x2545_F491_4F6C_DD1D)
+  /// Sentence bytes, and now and then one that the word scans must tell apart.
+  ///
+  /// That is a control byte, CR, LF, `$`, `*`, a blank or other punctuation below `,`, `0x7F`
+  /// or a byte from `0x80` up. Most words are then of the fast kind, and the rest differ from
+  /// it by one byte.
+  static func sentenceBytes(_ rng: inout Random, count: Int) -> [UInt8] {
+    let common = Array("GPRMC,0123456789.NSEW-".utf8)
+    let rare: [UInt8] = [0, 9, 10, 13, 0x20, 0x21, 0x24, 0x2A, 0x2B, 0x7E, 0x7F, 0x80, 0xAC, 0xFF]
+    return (0..<count).map { _ in
+      rng.below(24) == 0 ? rare[rng.below(rare.count)] : common[rng.below(common.count)]
+    }
+  }
+
+  @Test(arguments: [false, true])
+  func wordScansFindWhatTheByteLoopsFind(mostlySentenceBytes: Bool) {
+    var rng = Random(x: mostlySentenceBytes ? 0x9E37_79B9_7F4A_7C15 : 0x2545_F491_4F6C_DD1D)
     for _ in 0..<5000 {
-      let b = Self.bytes(&rng, count: rng.below(140))
+      let count = rng.below(140)
+      let b =
+        mostlySentenceBytes
+        ? Self.sentenceBytes(&rng, count: count) : Self.bytes(&rng, count: count)
       let start = b.isEmpty ? 0 : rng.below(b.count)
       let end = start + rng.below(b.count - start + 1)
       let scan = b.withUnsafeBufferPointer { NMEAScan.body($0, from: start, to: end) }
