@@ -22,8 +22,8 @@
 # commit in a file REVISION there); its route loading,
 # memory and footprint figures are then measured in the same run, row beside row.
 # BENCH_PAIRS (5): interleaved stepwised/gpsdecode pairs of section 1. BENCH_PERFIX_PASSES (15):
-# passes of section 2, whose median is taken; BENCH_PERFIX_SWEEPS (3): its sweeps. BENCH_LONGRUN (864000):
-# epochs of section 7. BENCH_VALHALLA_PORT (29472). BENCH_ONLY="5 7": run those sections only
+# passes of section 2, whose median is taken; BENCH_PERFIX_SWEEPS (3): its sweeps.
+# BENCH_LONGRUN (864000): epochs of section 7. BENCH_VALHALLA_PORT (29472). BENCH_ONLY="5 7": run those sections only
 # and print their text instead of writing $BENCH_OUT (a partial run never replaces it).
 set -eu
 cd "$(dirname "$0")/.."
@@ -640,9 +640,10 @@ arcs, whose points the route geometry cannot drop as it drops points on a straig
 one epoch per second, 2 m lateral wobble. Time of \`NavigationSession.ingest\` alone, in process
 (\`StepwiseBench perfix ROUTE TRACK $PERFIX_PASSES\`, median of $PERFIX_PASSES passes, each on a fresh
 session; the fastest of $PERFIX_SWEEPS such runs, made in sweeps over all the lengths one after
-another, so that a burst of other load falls on one sweep, not on one row). "Kept" is the number of points left once points within 5 cm of a straight line are
-dropped. The first fix of a session is matched against the whole route and is timed apart; "ns
-per fix" is every later fix.
+another, so that a burst of other load falls on one sweep, not on one row). "Kept" is the
+number of points left once points within 5 cm of a straight line are dropped. The first fix of
+a session is matched against the whole route and is timed apart; "ns per fix" is every later
+fix.
 
 | geometry | route points | kept | fixes | events | off-route events | arrived | first fix (µs) | ns per fix |
 |---|---|---|---|---|---|---|---|---|
