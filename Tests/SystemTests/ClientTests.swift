@@ -61,12 +61,22 @@ final class ChildProcess: @unchecked Sendable {
   func finish(timeout: Double = 20) -> ProcessResult {
     let deadline = Date().addingTimeInterval(timeout)
     while process.isRunning && Date() < deadline { usleep(5000) }
+    var stuck: String?
     if process.isRunning {
+      stuck = describeStuckProcess(process.processIdentifier)
       kill(process.processIdentifier, SIGKILL)
-      Issue.record("stepwise \(process.arguments ?? []) did not finish within \(timeout) s")
     }
     process.waitUntilExit()
     group.wait()
+    if let stuck {
+      Issue.record(
+        """
+        stepwise \(process.arguments ?? []) did not finish within \(timeout) s
+        stdout: \(String(decoding: out.suffix(2000), as: UTF8.self))
+        stderr: \(String(decoding: err.suffix(2000), as: UTF8.self))
+        \(stuck)
+        """)
+    }
     return ProcessResult(
       status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
       stderr: String(decoding: err, as: UTF8.self))

@@ -97,9 +97,10 @@ func runMeasured(
     if r == p.pid { break }
     if r < 0 && errno != EINTR { throw POSIXError(.ECHILD) }
     if Date() > deadline {
+      let state = describeStuckProcess(p.pid)
       kill(-p.pid, SIGKILL)
       _ = wait4(p.pid, &status, 0, &usage)
-      Issue.record("\(product) \(arguments) did not finish within \(timeout) s")
+      Issue.record("\(product) \(arguments) did not finish within \(timeout) s:\n\(state)")
       break
     }
     usleep(5_000)

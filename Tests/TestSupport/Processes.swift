@@ -29,10 +29,19 @@ public func runTool(
   let input = Pipe()
   p.standardInput = input
   try p.run()
-  // A watchdog ends the child at the deadline even if it never closes its output.
+  // A watchdog ends the child at the deadline even if it never closes its output, saying
+  // first what it was doing.
+  final class Stuck: @unchecked Sendable {
+    // Invariant: written by the watchdog before the kill, read after the child has ended.
+    var state: String?
+  }
+  let stuck = Stuck()
   let pid = p.processIdentifier
   let watchdog = DispatchWorkItem {
-    if kill(pid, 0) == 0 { kill(pid, SIGKILL) }
+    if kill(pid, 0) == 0 {
+      stuck.state = describeStuckProcess(pid)
+      kill(pid, SIGKILL)
+    }
   }
   DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
   defer { watchdog.cancel() }
@@ -57,12 +66,14 @@ public func runTool(
   let deadline = Date().addingTimeInterval(timeout)
   while p.isRunning && Date() < deadline { usleep(10_000) }
   if p.isRunning {
+    stuck.state = describeStuckProcess(p.processIdentifier)
     kill(p.processIdentifier, SIGKILL)
-    Issue.record("\(name) \(arguments) did not finish within \(timeout) s")
   }
   p.waitUntilExit()
-  if p.terminationReason == .uncaughtSignal && p.terminationStatus == SIGKILL {
-    Issue.record("\(name) \(arguments) was killed after \(timeout) s")
+  if let state = stuck.state {
+    Issue.record("\(name) \(arguments) did not finish within \(timeout) s:\n\(state)")
+  } else if p.terminationReason == .uncaughtSignal && p.terminationStatus == SIGKILL {
+    Issue.record("\(name) \(arguments) was killed (SIGKILL) by someone else")
   }
   return ProcessResult(
     status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
@@ -95,4 +106,53 @@ public final class ScratchDirectory {
   }
   public func file(_ name: String) -> String { path + "/" + name }
   public func remove() { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// What a process that did not finish in time is doing, for the test's failure message.
+///
+/// Each thread's name, state and kernel wait channel from `/proc`, then every thread's stack
+/// when `gdb` is installed. Called just before the process is killed: a stall that cannot be
+/// reproduced is at least described.
+public func describeStuckProcess(_ pid: Int32) -> String {
+  var lines: [String] = []
+  let taskDir = "/proc/\(pid)/task"
+  let tasks = ((try? FileManager.default.contentsOfDirectory(atPath: taskDir)) ?? [])
+    .compactMap { Int($0) }.sorted()
+  func read(_ path: String) -> String {
+    ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "?")
+      .trimmingCharacters(in: .whitespacesAndNewlines)
+  }
+  for t in tasks {
+    let base = "\(taskDir)/\(t)"
+    // The state is the field after the parenthesized name, which may hold spaces.
+    let stat = read(base + "/stat")
+    let state = stat.split(separator: ")").last?.split(separator: " ").first.map(String.init)
+    lines.append(
+      "thread \(t) \(read(base + "/comm")) state \(state ?? "?") wchan \(read(base + "/wchan"))"
+        + " syscall \(read(base + "/syscall").split(separator: " ").first ?? "?")")
+  }
+  if tasks.isEmpty { lines.append("process \(pid) is gone from /proc") }
+  let gdb = ["/usr/bin/gdb", "/usr/local/bin/gdb"].first {
+    FileManager.default.isExecutableFile(atPath: $0)
+  }
+  if let gdb, !tasks.isEmpty {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: gdb)
+    p.arguments = ["-p", "\(pid)", "-batch", "-nx", "-ex", "thread apply all bt 30"]
+    let out = Pipe()
+    p.standardOutput = out
+    p.standardError = out
+    p.standardInput = FileHandle.nullDevice
+    if (try? p.run()) != nil {
+      let gdbPid = p.processIdentifier
+      let watchdog = DispatchWorkItem { if kill(gdbPid, 0) == 0 { kill(gdbPid, SIGKILL) } }
+      DispatchQueue.global().asyncAfter(deadline: .now() + 30, execute: watchdog)
+      let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+      p.waitUntilExit()
+      watchdog.cancel()
+      lines += text.split(separator: "\n").map(String.init)
+        .filter { $0.hasPrefix("#") || $0.hasPrefix("Thread ") }.prefix(400)
+    }
+  }
+  return lines.joined(separator: "\n")
 }
