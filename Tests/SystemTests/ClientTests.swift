@@ -356,8 +356,9 @@ func stepwise(
     server.publish(Self.announce(1, "prepare", "In 500 feet, turn left.", distance: 150, second: 1))
     SocketServerTests.waitFor("the message") { Self.said(log).count == 1 }
     server.shutdown()
-    #expect(speak.finish().status == 0)
-    #expect(Self.said(log) == ["-v en-us In 500 feet, turn left."])
+    let spoken = speak.finish()
+    #expect(spoken.status == 0, "\(spoken.stderr)")
+    #expect(Self.said(log) == ["-v en-us In 500 feet, turn left."], "\(spoken.stderr)")
 
     let missing = try stepwise(
       ["speak", "--socket", dir.socketPath], environment: ["PATH": "/nonexistent"])

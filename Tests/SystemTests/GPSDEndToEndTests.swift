@@ -26,6 +26,7 @@ final class SpawnedProcess {
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
     posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
     posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    Self.closeInheritedDescriptors(&actions)
     var attributes = posix_spawnattr_t()
     posix_spawnattr_init(&attributes)
     defer { posix_spawnattr_destroy(&attributes) }
@@ -42,6 +43,25 @@ final class SpawnedProcess {
     let r = posix_spawn(&child, argv[0], &actions, &attributes, &cArgs, &cEnv)
     guard r == 0 else { throw POSIXError(POSIXErrorCode(rawValue: r) ?? .EINVAL) }
     pid = child
+  }
+
+  /// Closes every descriptor from 3 up in the child, whether or not the test process marked it
+  /// close-on-exec.
+  ///
+  /// Foundation opens the temporary file of `write(toFile:atomically:)` without `O_CLOEXEC`.
+  /// A gpsd, broker or TLS server started while another test wrote a script that way held the
+  /// script open for writing as long as it ran, so running the script failed with `ETXTBSY`
+  /// (the fake `espeak-ng` of `ClientTests`, 2 runs in about 170 under AddressSanitizer).
+  /// `posix_spawn_file_actions_addclosefrom_np` (glibc 2.34) is not imported into Swift: it is
+  /// looked up, and without it nothing is closed, as before.
+  private static func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) {
+    typealias CloseFrom =
+      @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    guard
+      let symbol = dlsym(
+        UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
+    else { return }
+    _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
   }
 
   /// Whether it still runs (reaps it when it ended).
