@@ -496,7 +496,7 @@ public struct NavigationSession: Sendable {
     let c = configuration
     let v = max(speed, fix.speed ?? 0) + c.glitchAcceleration * dt
     let allowed = v * dt + max(c.glitchMinimum, c.glitchAccuracyFactor * accuracy)
-    return last.distance(to: point) > allowed
+    return last.distance(to: point, exceeds: allowed)
   }
 
   /// `course` when the recent courses agree with it (see `steadyCourseSpread`), else `nil`;

@@ -9,17 +9,7 @@ import Testing
 /// byte loops, and a sentence decoded where it lies in the input against the same sentence
 /// copied first (fed a byte at a time, every sentence takes the copying path).
 @Suite struct NMEAFastPathTests {
-  /// A deterministic xorshift generator.
-  struct Random {
-    var x: UInt64
-    mutating func next() -> UInt64 {
-      x ^= x << 13
-      x ^= x >> 7
-      x ^= x << 17
-      return x
-    }
-    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-  }
+  typealias Random = Xorshift
 
   /// The body scan as a byte loop: `*`, XOR, printability and commas.
   static func referenceBody(_ b: [UInt8], from start: Int, to end: Int) -> NMEAScan.Body {

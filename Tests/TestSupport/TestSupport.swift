@@ -118,3 +118,21 @@ extension Scenario {
       })
   }
 }
+
+/// A deterministic xorshift generator, so that a failure drawn from it can be run again.
+public struct Xorshift: RandomNumberGenerator {
+  public var x: UInt64
+
+  /// Starts at `x`, which must not be 0.
+  public init(x: UInt64) { self.x = x }
+
+  public mutating func next() -> UInt64 {
+    x ^= x << 13
+    x ^= x >> 7
+    x ^= x << 17
+    return x
+  }
+
+  /// A number in 0 ..< `n`.
+  public mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+}
