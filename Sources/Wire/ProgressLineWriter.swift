@@ -192,7 +192,7 @@ private struct ByteCursor {
     let rounded = k / scale
     guard rounded.isFinite, abs(k) < 1e15 else { return general(rounded) }
     let m = UInt64(abs(k))
-    var fraction = m % unit
+    let fraction = m % unit
     if fraction == 0 {
       // Integral (a distance off the route of 0, a whole metre): as an integer, which is how
       // `EventLineWriter.number(_:into:)` writes it (a zero of either sign as `0`). Below
@@ -202,15 +202,13 @@ private struct ByteCursor {
       return
     }
     guard abs(rounded) >= 1e-4 else { return general(rounded) }
-    var width = step.decimals
-    while fraction % 10 == 0 {
-      fraction /= 10
-      width -= 1
-    }
     if k < 0 { byte(0x2D) }
     decimal(m / unit)
     byte(0x2E)  // .
-    digitsOf(fraction, width: width)
+    // Every decimal, then the trailing zeros taken back: byte tests, not a division each.
+    // The fraction is not 0, so a digit other than 0 stops the loop before the point.
+    digitsOf(fraction, width: step.decimals)
+    while base[count &- 1] == 0x30 { count &-= 1 }
   }
 
   /// `rounded` as `EventLineWriter.number(_:into:)` writes it, through an array: the rare

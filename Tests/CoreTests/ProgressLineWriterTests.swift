@@ -1,6 +1,8 @@
 import Geodesy
+import Glibc
 import JSON
 import Routes
+import TestSupport
 import Testing
 import Wire
 
@@ -65,6 +67,43 @@ import Wire
       }
     }
     #expect(mismatches.isEmpty, "\(mismatches.prefix(5))")
+  }
+
+  /// Values of every size a drive gives and more: coordinates, metres, seconds, speeds and
+  /// courses, negative, tiny and with trailing zeros after rounding.
+  @Test func randomValuesAreWrittenAsTheTreeWouldBe() {
+    var rng = Xorshift(x: 0x2545_F491_4F6C_DD1D)
+    var mismatches: [String] = []
+    for _ in 0..<20_000 {
+      func draw() -> Double {
+        let magnitude = Double(rng.below(16)) - 6  // 10^-6 … 10^9
+        var v = Double.random(in: 0..<10, using: &rng) * pow(10, magnitude)
+        switch rng.below(4) {
+        case 0: v = (v * 10).rounded() / 10  // a value that is already rounded
+        case 1: v = -v
+        default: break
+        }
+        return v
+      }
+      let p = Progress(
+        step: rng.below(500), distanceToManeuver: draw(), distanceRemaining: draw(),
+        timeRemaining: abs(draw()), distanceAlong: draw(), onRoute: rng.below(2) == 0,
+        raw: Coordinate(
+          latitude: Double.random(in: -90...90, using: &rng),
+          longitude: Double.random(in: -180...180, using: &rng)),
+        matched: Coordinate(
+          latitude: (Double.random(in: -90...90, using: &rng) * 1e4).rounded() / 1e4,
+          longitude: Double.random(in: -180...180, using: &rng)),
+        distanceFromRoute: abs(draw()), speed: rng.below(5) == 0 ? nil : abs(draw()),
+        course: rng.below(5) == 0 ? nil : Double.random(in: 0..<360, using: &rng),
+        discardedFixes: rng.below(3))
+      let e = NavigationEvent(
+        time: 1_700_000_000 + Double(rng.below(100_000_000)) / 1000, kind: .progress(p))
+      if EventLineWriterTests.bytes(e) != EventLineWriterTests.tree(e) {
+        mismatches.append("\(EventLineWriterTests.bytes(e))")
+      }
+    }
+    #expect(mismatches.isEmpty, "\(mismatches.count): \(mismatches.prefix(3))")
   }
 
   @Test func aSeqPastTheDoublesIsWrittenInFull() {
