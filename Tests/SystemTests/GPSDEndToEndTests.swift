@@ -51,7 +51,7 @@ final class SpawnedProcess {
   /// Foundation opens the temporary file of `write(toFile:atomically:)` without `O_CLOEXEC`.
   /// A gpsd, broker or TLS server started while another test wrote a script that way held the
   /// script open for writing as long as it ran, so running the script failed with `ETXTBSY`
-  /// (the fake `espeak-ng` of `ClientTests`, 2 runs in about 170 under AddressSanitizer).
+  /// (the fake `espeak-ng` of `ClientTests`, 4 runs in about 330 under AddressSanitizer).
   /// `posix_spawn_file_actions_addclosefrom_np` (glibc 2.34) is not imported into Swift: it is
   /// looked up, and without it nothing is closed, as before.
   private static func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) {

@@ -31,6 +31,20 @@ import Testing
     }
   }
 
+  /// `runTool`'s watchdog ends a child that overstays and says what it was doing.
+  @Test func runToolEndsAndDescribesAChildThatOverstays() {
+    let started = Date()
+    var result: ProcessResult?
+    withKnownIssue {
+      result = try? runTool("/bin/sleep", ["30"], timeout: 1)
+    } matching: { issue in
+      let text = issue.comments.map(\.rawValue).joined() + "\(issue)"
+      return text.contains("did not finish within 1.0 s") && text.contains(" sleep state ")
+    }
+    #expect(result?.status == SIGKILL)
+    #expect(Date().timeIntervalSince(started) < 25, "the child was not ended at its deadline")
+  }
+
   @Test func aChildThatHasEndedIsSaidToBeGone() throws {
     let p = Process()
     p.executableURL = URL(fileURLWithPath: "/bin/true")

@@ -63,12 +63,7 @@ public func runTool(
   let errData = err.fileHandleForReading.readDataToEndOfFile()
   group.wait()
   let outData = outBox.data
-  let deadline = Date().addingTimeInterval(timeout)
-  while p.isRunning && Date() < deadline { usleep(10_000) }
-  if p.isRunning {
-    stuck.state = describeStuckProcess(p.processIdentifier)
-    kill(p.processIdentifier, SIGKILL)
-  }
+  // The watchdog, cancelled only on return, ends a child that outlives its output too.
   p.waitUntilExit()
   if let state = stuck.state {
     Issue.record("\(name) \(arguments) did not finish within \(timeout) s:\n\(state)")
