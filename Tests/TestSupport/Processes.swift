@@ -32,8 +32,14 @@ public func runTool(
   // A watchdog ends the child at the deadline even if it never closes its output, saying
   // first what it was doing.
   final class Stuck: @unchecked Sendable {
-    // Invariant: written by the watchdog before the kill, read after the child has ended.
-    var state: String?
+    // Invariant: `value` is touched only with `lock` held. The kill and the reaping of the
+    // child do not order the watchdog's write before the read (ThreadSanitizer says so).
+    private let lock = NSLock()
+    private var value: String?
+    var state: String? {
+      get { lock.withLock { value } }
+      set { lock.withLock { value = newValue } }
+    }
   }
   let stuck = Stuck()
   let pid = p.processIdentifier
