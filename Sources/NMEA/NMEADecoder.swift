@@ -86,8 +86,8 @@ enum NMEADecoder {
     var end = sentence.count
     while end > 1, sentence[end - 1] == 32 || sentence[end - 1] == 9 { end -= 1 }
 
-    // Find the checksum delimiter, XOR the body, check that it is printable ASCII and count
-    // its commas, in one pass.
+    // Find the checksum delimiter, XOR the body and check that it is printable ASCII, in one
+    // pass.
     let scan = scanned ?? NMEAScan.body(sentence, from: 1, to: end)
     let star = scan.star
     let sum = scan.sum
@@ -136,7 +136,7 @@ enum NMEADecoder {
     }
 
     // Fields: one after each comma of the body, the first of which ends the address.
-    let fieldCount = scan.commas
+    let fieldCount = NMEAScan.commas(sentence, from: addressEnd, to: bodyEnd)
     let combined = sentence[1] == UInt8(ascii: "G") && sentence[2] == UInt8(ascii: "N")
     var cursor = NMEAFieldCursor(sentence, start: addressEnd + 1, end: bodyEnd)
     s = DecodedSentence(kind: kind, combined: combined)

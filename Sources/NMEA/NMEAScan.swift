@@ -1,9 +1,11 @@
 /// Byte scans of the reader's hot path, eight bytes at a time.
 ///
 /// A sentence that lies whole in the input is scanned once (``frame(_:from:limit:)``: its
-/// line end, and on the way its checksum, printability and field count); a copied one twice
+/// line end, and on the way its checksum and printability); a copied one twice
 /// (``lineEnd(_:from:limit:)`` while framing, ``body(_:from:to:)`` when decoding). A byte at a
-/// time those loops were half of the reader's time (perf, `docs/profiling.md`).
+/// time those loops were half of the reader's time (perf, `docs/profiling.md`). Only a sentence
+/// of a type the reader decodes has its fields counted (``commas(_:from:to:)``): about half of
+/// a receiver's sentences (GSV, proprietary ones) are checked and skipped.
 ///
 /// The word tests below are exact for every byte: no carry crosses from one byte into the
 /// next, so a mark is set for a byte exactly when that byte matches. ``special(_:)`` alone is
@@ -119,13 +121,12 @@ enum NMEAScan {
   }
 
   /// What one pass over a sentence body tells: where its `*` is, the XOR of the bytes before
-  /// it, whether any of them is not printable ASCII, and how many of them are commas.
+  /// it, and whether any of them is not printable ASCII.
   struct Body {
     /// The index of the first `*`, or -1.
     var star = -1
     var sum: UInt8 = 0
     var unprintable = false
-    var commas = 0
   }
 
   /// A ``Body`` in the making: words first, then bytes.
@@ -134,20 +135,17 @@ enum NMEAScan {
     var bad: UInt64 = 0
     var sum: UInt8 = 0
     var unprintable = false
-    var commas = 0
 
-    /// A word ``special(_:)`` passed: printable, so only its XOR and commas count.
+    /// A word ``special(_:)`` passed: printable, so only its XOR counts.
     @inline(__always)
     mutating func add(plainWord w: UInt64) {
       words ^= w
-      commas += marks(equalBytes(w, 44))
     }
 
     @inline(__always)
     mutating func add(word w: UInt64) {
       words ^= w
       bad |= unprintableBytes(w)
-      commas += marks(equalBytes(w, 44))
     }
 
     /// Folds the words' XOR into one byte; bytes come next.
@@ -165,12 +163,11 @@ enum NMEAScan {
     mutating func add(byte b: UInt8) {
       sum ^= b
       unprintable = unprintable || b < 0x20 || b > 0x7E
-      if b == 44 { commas += 1 }
     }
 
     @inline(__always)
     func body(star: Int) -> Body {
-      Body(star: star, sum: sum, unprintable: unprintable, commas: commas)
+      Body(star: star, sum: sum, unprintable: unprintable)
     }
   }
 
@@ -198,5 +195,22 @@ enum NMEAScan {
       i += 1
     }
     return tally.body(star: -1)
+  }
+
+  /// How many commas `sentence[start..<end]` holds.
+  @inline(__always)
+  static func commas(_ sentence: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Int {
+    guard let base = sentence.baseAddress else { return 0 }
+    var i = start
+    var n = 0
+    while i + 8 <= end {
+      n += marks(equalBytes(word(base, i), 44))
+      i += 8
+    }
+    while i < end {
+      if base[i] == 44 { n += 1 }
+      i += 1
+    }
+    return n
   }
 }
