@@ -19,7 +19,7 @@
 # (/tmp/build-bench), BENCH_OUT (docs/benchmarks.md), BENCH_GPSD_PORT (29471), BENCH_IDLE (10 s),
 # BENCH_BASELINE: a directory with the stepwised and StepwiseBench of the commit to compare with
 # (for example a release build of main with --static-swift-stdlib, as this script builds, its
-# commit in a file REVISION there); its route loading,
+# commit in a file REVISION there); its end to end, reader, cost per fix, route loading,
 # memory and footprint figures are then measured in the same run, row beside row.
 # BENCH_PAIRS (5): interleaved stepwised/gpsdecode pairs of section 1. BENCH_PERFIX_PASSES (15):
 # passes of section 2, whose median is taken; BENCH_PERFIX_SWEEPS (3): its sweeps.
@@ -212,6 +212,7 @@ if want 1; then
   say "1. NMEA throughput ($SENTENCES sentences: $PAIRS interleaved stepwised/gpsdecode pairs, $RUNS runs of the rest)"
   : > "$DATA/times_sw_json"
   : > "$DATA/times_gpsdecode"
+  : > "$DATA/times_base_sw_json"
   : > "$DATA/pairs.txt"
   i=0
   while [ "$i" -lt "$PAIRS" ]; do
@@ -222,6 +223,9 @@ if want 1; then
       run_once gpsdecode "$NMEA" gpsdecode
       run_once sw_json /dev/null "$STEPWISED" --route "$ROUTE" --fast --json "$NMEA"
     fi
+    # A baseline's end to end runs third in every pair, under the same load.
+    [ -z "$BASELINE" ] ||
+      run_once base_sw_json /dev/null "$BASELINE/stepwised" --route "$ROUTE" --fast --json "$NMEA"
     pair_g=$(tail -n 1 "$DATA/times_gpsdecode" | cut -d' ' -f1)
     pair_s=$(tail -n 1 "$DATA/times_sw_json" | cut -d' ' -f1)
     cpu_g=$(tail -n 1 "$DATA/times_gpsdecode" | awk '{print $3 + $4}')
@@ -247,6 +251,14 @@ if want 1; then
   fi
   "$SWBENCH" nmea "$NMEA" > "$DATA/reader.txt"
   reader_s=$(kv "$DATA/reader.txt" seconds)
+  baserows=""
+  if [ -n "$BASELINE" ]; then
+    summarize base_sw_json
+    "$BASELINE/StepwiseBench" nmea "$NMEA" > "$DATA/base-reader.txt"
+    base_reader_s=$(kv "$DATA/base-reader.txt" seconds)
+    baserows="| baseline $BASE_REV, end to end (third in every pair) | \`stepwised --route R --fast --json FILE > /dev/null\` | $(m base_sw_json all) | $(m base_sw_json s) s | $(m base_sw_json spread)× | $(rate "$(m base_sw_json s)") | $(div "$(m gpsdecode s)" "$(m base_sw_json s)" %.2f)× | $(mib "$(m base_sw_json kb)") MiB |
+| baseline $BASE_REV, NMEAReader alone, in memory (best of 3) | \`StepwiseBench nmea FILE\` | | $(printf '%.3f' "$base_reader_s") s | | $(rate "$base_reader_s") | $(div "$(m gpsdecode s)" "$base_reader_s" %.1f)× | |"
+  fi
   "$SWBENCH" load "$ROUTE" > "$DATA/follow-load.txt"
   route_points=$(kv "$DATA/follow-load.txt" points)
   sw_guided_s=$(awk -v a="$(m sw_json s)" -v b="$(m sw_load s)" 'BEGIN { printf "%.3f", a - b }')
@@ -275,6 +287,7 @@ The other rows are the median of $RUNS runs each. Spread: slowest run / fastest 
 | Stepwise NMEAReader alone, in memory (best of 3) | \`StepwiseBench nmea FILE\` | | $(printf '%.3f' "$reader_s") s | | $(rate "$reader_s") | $(div "$(m gpsdecode s)" "$reader_s" %.1f)× | |
 | gpsd $gpsdv1 | \`gpsdecode < FILE > /dev/null\` | $(m gpsdecode all) | $(m gpsdecode s) s | $(m gpsdecode spread)× | $(rate "$(m gpsdecode s)") | 1× | $(mib "$(m gpsdecode kb)") MiB |
 $pyrow
+$baserows
 
 Goal: stepwised end to end at least 20× gpsdecode: **$(awk -v r="$ratio" 'BEGIN { print (r >= 20 ? "met" : "not met") }')**
 (median of the pairs $ratio×, from $ratio_lo× to $ratio_hi×). In CPU time (user + system, all of
@@ -288,19 +301,28 @@ fi
 if want 2; then
 say "2. cost per fix against route length"
 : > "$DATA/perfix.txt"
+# keep_faster BENCH OUT ROUTE TRACK SWEEP: one perfix run of BENCH into OUT, kept if it is the
+# first sweep or faster than the one kept.
+keep_faster() {
+  "$1" perfix "$3" "$4" "$PERFIX_PASSES" > "$2.new"
+  if [ "$5" -eq 1 ] || awk -v a="$(kv "$2.new" ns_per_fix)" \
+    -v b="$(kv "$2" ns_per_fix)" 'BEGIN { exit !(a < b) }'; then
+    mv "$2.new" "$2"
+  else
+    rm -f "$2.new"
+  fi
+}
 # perfix SHAPE TRACK: one table row per route length; sets perfix_ratio, largest to smallest.
-# Each length is measured in every sweep, and its fastest sweep is kept.
+# Each length is measured in every sweep, and its fastest sweep is kept. With a BENCH_BASELINE,
+# its StepwiseBench runs right after ours on every length of every sweep, for a column of its own.
 perfix() {
   shape=$1 track=$2 first_ns="" last_ns="" sweep=1
   while [ "$sweep" -le "$PERFIX_SWEEPS" ]; do
     for p in $LENGTHS; do
-      out=$DATA/perfix_${shape}_$p.txt
-      "$SWBENCH" perfix "$DATA/${shape}_$p.json" "$track" "$PERFIX_PASSES" > "$out.new"
-      if [ "$sweep" -eq 1 ] || awk -v a="$(kv "$out.new" ns_per_fix)" \
-        -v b="$(kv "$out" ns_per_fix)" 'BEGIN { exit !(a < b) }'; then
-        mv "$out.new" "$out"
-      else
-        rm -f "$out.new"
+      keep_faster "$SWBENCH" "$DATA/perfix_${shape}_$p.txt" "$DATA/${shape}_$p.json" "$track" "$sweep"
+      if [ -n "$BASELINE" ]; then
+        keep_faster "$BASELINE/StepwiseBench" "$DATA/base_perfix_${shape}_$p.txt" \
+          "$DATA/${shape}_$p.json" "$track" "$sweep"
       fi
     done
     sweep=$((sweep + 1))
@@ -310,21 +332,41 @@ perfix() {
     ns=$(kv "$out" ns_per_fix)
     [ -n "$first_ns" ] || first_ns=$ns
     last_ns=$ns
-    printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$shape" "$p" \
+    base_col=""
+    if [ -n "$BASELINE" ]; then
+      base_ns=$(kv "$DATA/base_perfix_${shape}_$p.txt" ns_per_fix)
+      base_col=" $base_ns | $(div "$ns" "$base_ns" %.2f)× |"
+      echo "$ns $base_ns" >> "$DATA/perfix-vs-base.txt"
+    fi
+    printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |%s\n' "$shape" "$p" \
       "$(kv "$out" kept_points)" "$(kv "$out" fixes)" \
       "$(kv "$out" events)" "$(kv "$out" off_route_events)" \
-      "$(kv "$out" arrived)" "$(kv "$out" first_fix_us)" "$ns" \
+      "$(kv "$out" arrived)" "$(kv "$out" first_fix_us)" "$ns" "$base_col" \
       >> "$DATA/perfix.txt"
-    say "  $shape, $p points: $ns ns per fix"
+    say "  $shape, $p points: $ns ns per fix${BASELINE:+ (baseline $base_ns)}"
   done
   perfix_ratio=$(div "$last_ns" "$first_ns" %.2f)
 }
+: > "$DATA/perfix-vs-base.txt"
 perfix zigzag "$ZTRACK"
 ratio_zigzag=$perfix_ratio
 perfix curve "$CTRACK"
 ratio_curve=$perfix_ratio
 perfix_ratio=$(awk -v a="$ratio_zigzag" -v b="$ratio_curve" 'BEGIN { print (a > b ? a : b) }')
 perfix_ok=$(awk -v r="$perfix_ratio" 'BEGIN { print (r <= 1.5 ? "yes" : "**no**") }')
+perfix_head="| geometry | route points | kept | fixes | events | off-route events | arrived | first fix (µs) | ns per fix |
+|---|---|---|---|---|---|---|---|---|"
+perfix_base=""
+if [ -n "$BASELINE" ]; then
+  perfix_head="| geometry | route points | kept | fixes | events | off-route events | arrived | first fix (µs) | ns per fix | baseline $BASE_REV | this / baseline |
+|---|---|---|---|---|---|---|---|---|---|---|"
+  # The median over all rows of this build's cost per fix against the baseline's.
+  perfix_vs=$(awk '{ print $1 / $2 }' "$DATA/perfix-vs-base.txt" | sort -n |
+    awk '{a[NR]=$1} END {printf "%.2f", a[int((NR+1)/2)]}')
+  perfix_base="
+Against the baseline $BASE_REV, run right after this build on every length of every sweep: the
+median row costs **${perfix_vs}×** the baseline's time per fix (goal: no slower beyond noise)."
+fi
 fi
 
 # 3. Route loading ----------------------------------------------------------------------------
@@ -645,11 +687,10 @@ number of points left once points within 5 cm of a straight line are dropped. Th
 a session is matched against the whole route and is timed apart; "ns per fix" is every later
 fix.
 
-| geometry | route points | kept | fixes | events | off-route events | arrived | first fix (µs) | ns per fix |
-|---|---|---|---|---|---|---|---|---|
+$perfix_head
 $(cat "$DATA/perfix.txt")
 
-Largest / smallest: zigzag **$ratio_zigzag×**, curve **$ratio_curve×** (goal at most 1.5×: $perfix_ok).
+Largest / smallest: zigzag **$ratio_zigzag×**, curve **$ratio_curve×** (goal at most 1.5×: $perfix_ok).$perfix_base
 \`RouteMatcher\` searches a tree of segment blocks (each with its chord and bounds on distance and
 bearing) best first from the predicted position, so the work per fix depends neither on the
 route's length nor on its point density.
