@@ -205,6 +205,17 @@ DATE=$(date -u '+%Y-%m-%d %H:%M UTC')
 
 # 1. Throughput ------------------------------------------------------------------------------
 rate() { awk -v n="$SENTENCES" -v s="$1" 'BEGIN { if (s <= 0) print "n/a"; else printf "%d k", n / s / 1000 }'; }
+# measured_row LABEL COMMAND NAME: a row of section 1's table for the runs of NAME.
+measured_row() {
+  printf '| %s | %s | %s | %s s | %s× | %s | %s× | %s MiB |' "$1" "$2" "$(m "$3" all)" "$(m "$3" s)" \
+    "$(m "$3" spread)" "$(rate "$(m "$3" s)")" "$(div "$(m gpsdecode s)" "$(m "$3" s)" %.2f)" \
+    "$(mib "$(m "$3" kb)")"
+}
+# reader_row LABEL SECONDS: a row of section 1's table for a StepwiseBench nmea run.
+reader_row() {
+  printf "| %s | \`StepwiseBench nmea FILE\` | | %.3f s | | %s | %s× | |" "$1" "$2" "$(rate "$2")" \
+    "$(div "$(m gpsdecode s)" "$2" %.1f)"
+}
 throughput=""
 if want 1; then
   # stepwised and gpsdecode alternate run by run (each pair in the other order than the last),
@@ -256,8 +267,9 @@ if want 1; then
     summarize base_sw_json
     "$BASELINE/StepwiseBench" nmea "$NMEA" > "$DATA/base-reader.txt"
     base_reader_s=$(kv "$DATA/base-reader.txt" seconds)
-    baserows="| baseline $BASE_REV, end to end (third in every pair) | \`stepwised --route R --fast --json FILE > /dev/null\` | $(m base_sw_json all) | $(m base_sw_json s) s | $(m base_sw_json spread)× | $(rate "$(m base_sw_json s)") | $(div "$(m gpsdecode s)" "$(m base_sw_json s)" %.2f)× | $(mib "$(m base_sw_json kb)") MiB |
-| baseline $BASE_REV, NMEAReader alone, in memory (best of 3) | \`StepwiseBench nmea FILE\` | | $(printf '%.3f' "$base_reader_s") s | | $(rate "$base_reader_s") | $(div "$(m gpsdecode s)" "$base_reader_s" %.1f)× | |"
+    baserows="$(measured_row "baseline $BASE_REV, end to end (third in every pair)" \
+      "\`stepwised --route R --fast --json FILE > /dev/null\`" base_sw_json)
+$(reader_row "baseline $BASE_REV, NMEAReader alone, in memory (best of 3)" "$base_reader_s")"
   fi
   "$SWBENCH" load "$ROUTE" > "$DATA/follow-load.txt"
   route_points=$(kv "$DATA/follow-load.txt" points)
@@ -267,7 +279,8 @@ if want 1; then
   gpsdv1=$(gpsdecode -V 2>&1 | sed -n 's/.*revision \([^)]*\).*/\1/p' | head -n 1)
   pyrow=""
   if [ -n "$PYNMEA" ]; then
-    pyrow="| pynmea2 $PYNMEA | \`python Benchmarks/pynmea2_parse.py FILE\` (\`parse()\` per line) | $(m pynmea2 all) | $(m pynmea2 s) s | $(m pynmea2 spread)× | $(rate "$(m pynmea2 s)") | $(div "$(m gpsdecode s)" "$(m pynmea2 s)" %.2f)× | $(mib "$(m pynmea2 kb)") MiB |"
+    pyrow=$(measured_row "pynmea2 $PYNMEA" \
+      "\`python Benchmarks/pynmea2_parse.py FILE\` (\`parse()\` per line)" pynmea2)
   fi
   throughput="Input: \`Benchmarks/gen_nmea.py $SENTENCES\` ($(awk -v b="$(wc -c < "$NMEA")" 'BEGIN { printf "%.1f", b / 1e6 }') MB, RMC/GGA/GSA/GSV at 1 Hz, about 1 % no-fix
 epochs), the generator of \`../shared/reference/gpsd-and-nmea.md\` §7. Stepwise guides it along
@@ -282,9 +295,9 @@ The other rows are the median of $RUNS runs each. Spread: slowest run / fastest 
 | reader | command | runs (s) | median | spread | sentences/s | vs gpsdecode | peak RSS |
 |---|---|---|---|---|---|---|---|
 | Stepwise, end to end | \`stepwised --route R --fast --json FILE > /dev/null\` | $(m sw_json all) | $(m sw_json s) s | $(m sw_json spread)× | $(rate "$(m sw_json s)") | **$ratio×** (pairs: $ratio_all) | $(mib "$(m sw_json kb)") MiB |
-| Stepwise, readable output (no PROGRESS lines) | \`stepwised --route R --fast FILE > /dev/null\` | $(m sw_text all) | $(m sw_text s) s | $(m sw_text spread)× | $(rate "$(m sw_text s)") | $(div "$(m gpsdecode s)" "$(m sw_text s)" %.2f)× | $(mib "$(m sw_text kb)") MiB |
+$(measured_row "Stepwise, readable output (no PROGRESS lines)" "\`stepwised --route R --fast FILE > /dev/null\`" sw_text)
 | Stepwise, end to end less start-up and route load | the first row less \`stepwised … one-epoch.nmea\` ($(m sw_load s) s) | | $sw_guided_s s | | $(rate "$sw_guided_s") | $(div "$(m gpsdecode s)" "$sw_guided_s" %.2f)× | |
-| Stepwise NMEAReader alone, in memory (best of 3) | \`StepwiseBench nmea FILE\` | | $(printf '%.3f' "$reader_s") s | | $(rate "$reader_s") | $(div "$(m gpsdecode s)" "$reader_s" %.1f)× | |
+$(reader_row "Stepwise NMEAReader alone, in memory (best of 3)" "$reader_s")
 | gpsd $gpsdv1 | \`gpsdecode < FILE > /dev/null\` | $(m gpsdecode all) | $(m gpsdecode s) s | $(m gpsdecode spread)× | $(rate "$(m gpsdecode s)") | 1× | $(mib "$(m gpsdecode kb)") MiB |
 $pyrow
 $baserows
@@ -354,12 +367,10 @@ perfix curve "$CTRACK"
 ratio_curve=$perfix_ratio
 perfix_ratio=$(awk -v a="$ratio_zigzag" -v b="$ratio_curve" 'BEGIN { print (a > b ? a : b) }')
 perfix_ok=$(awk -v r="$perfix_ratio" 'BEGIN { print (r <= 1.5 ? "yes" : "**no**") }')
-perfix_head="| geometry | route points | kept | fixes | events | off-route events | arrived | first fix (µs) | ns per fix |
-|---|---|---|---|---|---|---|---|---|"
+perfix_head="| geometry | route points | kept | fixes | events | off-route events | arrived | first fix (µs) | ns per fix |${BASELINE:+ baseline $BASE_REV | this / baseline |}
+|---|---|---|---|---|---|---|---|---|${BASELINE:+---|---|}"
 perfix_base=""
 if [ -n "$BASELINE" ]; then
-  perfix_head="| geometry | route points | kept | fixes | events | off-route events | arrived | first fix (µs) | ns per fix | baseline $BASE_REV | this / baseline |
-|---|---|---|---|---|---|---|---|---|---|---|"
   # The median over all rows of this build's cost per fix against the baseline's.
   perfix_vs=$(awk '{ print $1 / $2 }' "$DATA/perfix-vs-base.txt" | sort -n |
     awk '{a[NR]=$1} END {printf "%.2f", a[int((NR+1)/2)]}')
