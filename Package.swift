@@ -4,7 +4,7 @@
 //
 // Dependencies point one way: the pure core does no I/O and reads no clock; the system targets
 // are the edge, each with one job; the executables own their command lines. The README's target
-// graph is checked against this file (Scripts/check-graph.sh).
+// graph is checked against this file (Scripts/check-graph.py).
 
 import PackageDescription
 
@@ -66,7 +66,7 @@ let package = Package(
     // event) and standard output; the subscriber socket; then the daemon (engine, fix sources,
     // state store, systemd).
     .target(
-      name: "Events", dependencies: ["Geodesy", "Guidance", "JSON", "POSIX", "Wire"],
+      name: "Events", dependencies: ["Guidance", "POSIX", "Wire"],
       swiftSettings: swiftSettings),
     .target(
       name: "Subscribers",
@@ -83,7 +83,7 @@ let package = Package(
       swiftSettings: swiftSettings),
     .target(
       name: "Client",
-      dependencies: ["Geodesy", "JSON", "Phrasebook", "POSIX", "Wire"],
+      dependencies: ["Geodesy", "Guidance", "JSON", "Phrasebook", "POSIX", "Wire"],
       swiftSettings: swiftSettings),
 
     // Fleet uplink (docs/fleet.md): libmosquitto (system library), the MQTT client on
@@ -148,7 +148,9 @@ let package = Package(
     // end-to-end suites, which share the socket and process harness.
     .target(
       name: "TestSupport",
-      dependencies: ["Geodesy", "Guidance", "Lab", "NMEA", "Phrasebook", "Routes", "Simulation"],
+      dependencies: [
+        "Geodesy", "Guidance", "JSON", "Lab", "NMEA", "Phrasebook", "Routes", "Simulation", "Wire",
+      ],
       path: "Tests/TestSupport", swiftSettings: swiftSettings),
     .testTarget(
       name: "CoreTests",

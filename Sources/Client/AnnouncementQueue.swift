@@ -1,5 +1,5 @@
 import Geodesy
-public import JSON
+import Guidance
 public import Wire
 
 /// The announcements `stepwise speak` still has to say, and the rules that drop those that went
@@ -52,58 +52,61 @@ public struct AnnouncementQueue: Sendable {
   public mutating func start(from state: GuidanceState) {
     step = state.step
     onRoute = state.onRoute ?? true
-    gpsLost = state.gps == "lost"
-    if let p = state.progress, let s = p["step"]?.doubleValue,
-      let d = p["distanceToManeuver"]?.doubleValue
-    {
-      distanceToManeuver = (Int(s), d)
-    }
-    if let t = state.time { latestTime = UTCTime.parseISO8601(t) }
+    gpsLost = state.gps == .lost
+    if let p = state.progress?.value { distanceToManeuver = (p.step, p.distanceToManeuver) }
+    latestTime = state.time
   }
 
   /// Folds one event in: an `ANNOUNCE` is queued, anything else updates the situation.
   ///
   /// - Returns: the announcements dropped at once because the event ended guidance.
   @discardableResult
-  public mutating func observe(_ event: JSONObject) -> [Entry] {
-    if let t = event["time"]?.stringValue, let time = UTCTime.parseISO8601(t) {
-      latestTime = max(latestTime ?? time, time)
-    }
-    switch event["class"]?.stringValue {
-    case "ANNOUNCE":
-      guard let text = event["text"]?.stringValue, !text.isEmpty else { return [] }
-      let entry = Entry(
-        step: Int(event["step"]?.doubleValue ?? 0), kind: event["kind"]?.stringValue ?? "",
-        text: text, distance: event["distance"]?.doubleValue, id: event["id"]?.stringValue ?? "",
-        time: event["time"]?.stringValue.flatMap { UTCTime.parseISO8601($0) })
-      waiting.append(entry)
-    case "STEP":
-      if let s = event["step"]?.doubleValue { step = Int(s) }
-    case "PROGRESS":
-      if let s = event["step"]?.doubleValue {
-        step = Int(s)
-        if let d = event["distanceToManeuver"]?.doubleValue { distanceToManeuver = (Int(s), d) }
+  public mutating func observe(_ event: Event) -> [Entry] {
+    if let time = event.time { latestTime = max(latestTime ?? time, time) }
+    switch event {
+    case .navigation(let e):
+      switch e.kind {
+      case .announce(let a):
+        guard !a.text.isEmpty else { return [] }
+        waiting.append(
+          Entry(
+            step: a.step, kind: a.kind.rawValue, text: a.text, distance: a.distance, id: a.id,
+            time: e.time))
+      case .step(let s):
+        step = s
+      case .progress(let p):
+        step = p.step
+        distanceToManeuver = (p.step, p.distanceToManeuver)
+        onRoute = p.onRoute
+        gpsLost = false
+      case .offRoute:
+        onRoute = false
+      case .onRoute:
+        onRoute = true
+      case .gps(let status):
+        gpsLost = status == .lost
+      case .route:
+        return endGuidance()
+      case .arrived:
+        break
       }
-      if let r = event["onRoute"]?.boolValue { onRoute = r }
-      gpsLost = false
-    case "OFFROUTE":
-      onRoute = false
-    case "ONROUTE":
-      onRoute = true
-    case "GPS":
-      gpsLost = event["status"]?.stringValue == "lost"
-    case "ROUTE", "CANCELLED":
-      let dropped = waiting
-      waiting.removeAll()
-      step = nil
-      distanceToManeuver = nil
-      onRoute = true
-      gpsLost = false
-      return dropped
-    default:
+    case .cancelled:
+      return endGuidance()
+    case .source, .rerouting:
       break
     }
     return []
+  }
+
+  /// Drops what is waiting: guidance ended or changed route.
+  private mutating func endGuidance() -> [Entry] {
+    let dropped = waiting
+    waiting.removeAll()
+    step = nil
+    distanceToManeuver = nil
+    onRoute = true
+    gpsLost = false
+    return dropped
   }
 
   /// Takes the next announcement worth saying.

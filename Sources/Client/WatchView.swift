@@ -1,5 +1,6 @@
 import Geodesy
 import Glibc
+import Guidance
 public import JSON
 public import Phrasebook
 public import Wire
@@ -39,45 +40,42 @@ public struct WatchView: Sendable {
       return [fit("Not guiding. Waiting for a route (stepwise load ROUTE.json).", w)]
     }
     var lines: [String] = []
-    let route = state.route
-    var title = route?["name"]?.stringValue ?? "Route \(state.routeIndex.map(String.init) ?? "?")"
-    if let total = route?["steps"]?.doubleValue, let step = state.step {
-      title += "  ·  step \(step)/\(Int(total) - 1)"
+    let route = state.route?.value
+    var title = route?.name ?? "Route \(state.routeIndex.map(String.init) ?? "?")"
+    if let total = route?.steps, let step = state.step {
+      title += "  ·  step \(step)/\(total - 1)"
     }
     lines.append(title)
     if state.arrived {
-      lines.append("✔ Arrived at \(route?["destination"]?.stringValue ?? "the destination").")
+      lines.append("✔ Arrived at \(route?.destination ?? "the destination").")
     } else if let step = state.step, step < steps.count,
       let text = steps[step]["instructions"]?.stringValue, !text.isEmpty
     {
       lines.append("➜ " + text)
-    } else if let text = state.announce?["text"]?.stringValue {
+    } else if let text = state.announce?.value.text {
       lines.append("➜ " + text)
     } else {
       lines.append("➜ Waiting for the first fix…")
     }
-    if let p = state.progress, !state.arrived {
-      if let d = p["distanceToManeuver"]?.doubleValue {
-        lines.append("  in " + phrasebook.displayDistance(d))
-      }
-      let remaining = p["distanceRemaining"]?.doubleValue ?? 0
-      let total = route?["distance"]?.doubleValue ?? remaining
+    if let numbered = state.progress, !state.arrived {
+      let p = numbered.value
+      lines.append("  in " + phrasebook.displayDistance(p.distanceToManeuver))
+      let remaining = p.distanceRemaining
+      let total = route?.distance ?? remaining
       let fraction = total > 0 ? min(max(1 - remaining / total, 0), 1) : 0
       let barWidth = max(10, min(40, w - 10))
       lines.append("  " + Self.bar(fraction, width: barWidth) + " " + percent(fraction))
       var left = "  " + phrasebook.displayDistance(remaining) + " left"
-      if let t = p["timeRemaining"]?.doubleValue { left += " · " + phrasebook.displayDuration(t) }
-      if let eta = p["eta"]?.stringValue.flatMap({ UTCTime.parseISO8601($0) }) {
-        left += " · ETA " + clock(eta)
-      }
+      left += " · " + phrasebook.displayDuration(p.timeRemaining)
+      left += " · ETA " + clock((numbered.time + p.timeRemaining).rounded())
       lines.append(left)
     } else if state.arrived {
       lines.append("  " + Self.bar(1, width: max(10, min(40, w - 10))) + " 100 %")
     }
     var status: [String] = []
     switch state.gps {
-    case "lost"?: status.append("GPS LOST")
-    case "acquired"?: status.append("GPS ok")
+    case .lost?: status.append("GPS LOST")
+    case .acquired?: status.append("GPS ok")
     default: status.append("GPS: no fix yet")
     }
     if state.onRoute == false {
@@ -85,9 +83,9 @@ public struct WatchView: Sendable {
     } else if state.onRoute == true {
       status.append("on route")
     }
-    if let r = state.reroute.flatMap(Self.reroutingLabel) { status.append(r) }
+    if let r = state.rerouting.flatMap(Self.reroutingLabel) { status.append(r) }
     lines.append("  " + status.joined(separator: " · "))
-    if let said = state.announce?["text"]?.stringValue {
+    if let said = state.announce?.value.text {
       lines.append("  “" + said + "”")
     }
     return lines.map { fit($0, w) }
@@ -96,48 +94,53 @@ public struct WatchView: Sendable {
   /// One plain line for an event, or `nil` for events not shown (`PROGRESS` unless asked).
   public static func plainLine(_ o: JSONObject, progress: Bool) -> String? {
     let time = o["time"]?.stringValue.map { String($0.dropFirst(11).prefix(8)) } ?? "--:--:--"
-    func n(_ key: String) -> String {
-      o[key]?.doubleValue.map { String(Int($0.rounded())) } ?? "?"
-    }
     let cls = o["class"]?.stringValue ?? "?"
     let padded = cls.count >= 9 ? cls : cls + String(repeating: " ", count: 9 - cls.count)
     let body: String
-    switch cls {
-    case "ROUTE":
-      body =
-        "\(o["name"]?.stringValue ?? ""): \(o["source"]?.stringValue ?? "") → "
-        + "\(o["destination"]?.stringValue ?? ""), \(n("distance")) m, \(n("expectedTravelTime")) s, "
-        + "\(n("steps")) steps (route \(n("routeIndex")))"
-    case "ANNOUNCE":
-      body = "[step \(n("step")) \(o["kind"]?.stringValue ?? "")] \(o["text"]?.stringValue ?? "")"
-    case "STEP":
-      body = n("step")
-    case "PROGRESS":
-      guard progress else { return nil }
-      body =
-        "step \(n("step")), \(n("distanceToManeuver")) m to maneuver, "
-        + "\(n("distanceRemaining")) m to go"
-        + (o["onRoute"]?.boolValue == false ? " (off route)" : "")
-    case "OFFROUTE":
-      body =
-        "\(n("distance")) m from the route"
-        + (o["reason"]?.stringValue == "wrongWay" ? ", the wrong way" : "")
-    case "ARRIVED":
-      body = "\(n("distance")) m from the end of the route"
-    case "GPS", "SOURCE", "REROUTE":
-      body = [o["status"]?.stringValue, o["source"]?.stringValue, o["reason"]?.stringValue]
-        .compactMap { $0 }.joined(separator: " ")
-    case "STATE":
-      guard let s = GuidanceState(stateObject: o) else { return nil }
+    func n(_ v: Double) -> String { String(Int(v.rounded())) }
+    if let received = ReceivedEvent(object: o) {
+      switch received.event {
+      case .navigation(let e):
+        switch e.kind {
+        case .route(let r):
+          body =
+            "\(r.name): \(r.source) → \(r.destination), \(n(r.distance)) m, "
+            + "\(n(r.expectedTravelTime)) s, \(r.steps) steps (route \(r.routeIndex))"
+        case .announce(let a):
+          body = "[step \(a.step) \(a.kind.rawValue)] \(a.text)"
+        case .step(let step):
+          body = String(step)
+        case .progress(let p):
+          guard progress else { return nil }
+          body =
+            "step \(p.step), \(n(p.distanceToManeuver)) m to maneuver, "
+            + "\(n(p.distanceRemaining)) m to go" + (p.onRoute ? "" : " (off route)")
+        case .offRoute(let d, let reason):
+          body = "\(n(d)) m from the route" + (reason == .wrongWay ? ", the wrong way" : "")
+        case .onRoute:
+          body = ""
+        case .arrived(let d):
+          body = "\(n(d)) m from the end of the route"
+        case .gps(let status):
+          body = status.rawValue
+        }
+      case .source(let e):
+        body = [e.status.rawValue, e.source, e.reason].compactMap { $0 }.joined(separator: " ")
+      case .rerouting(let e):
+        body = e.status.rawValue
+      case .cancelled:
+        body = ""
+      }
+    } else if let s = GuidanceState(stateObject: o) {
       var parts = [s.guiding ? "guiding" : "not guiding"]
       if let r = s.routeIndex { parts.append("route \(r)") }
       if let st = s.step { parts.append("step \(st)") }
       if let on = s.onRoute { parts.append(on ? "on route" : "off route") }
-      if let g = s.gps { parts.append("GPS \(g)") }
+      if let g = s.gps { parts.append("GPS \(g.rawValue)") }
       if s.arrived { parts.append("arrived") }
-      if let r = s.reroute.flatMap(reroutingLabel) { parts.append(r) }
+      if let r = s.rerouting.flatMap(reroutingLabel) { parts.append(r) }
       body = parts.joined(separator: ", ")
-    default:
+    } else {
       body = o.members.filter { !["class", "time", "seq"].contains($0.key) }
         .map { "\($0.key)=\(JSONWriter.string($0.value))" }.joined(separator: " ")
     }
@@ -145,12 +148,12 @@ public struct WatchView: Sendable {
   }
 
   /// What the view says for a `reroute` state: the router asked, unreachable, or no road near.
-  static func reroutingLabel(_ status: String) -> String? {
+  static func reroutingLabel(_ status: ReroutingEvent.Status) -> String? {
     switch status {
-    case "rerouting": "Rerouting…"
-    case "noRouter": "No router"
-    case "offNetwork": "Off the network"
-    default: nil
+    case .rerouting: "Rerouting…"
+    case .noRouter: "No router"
+    case .offNetwork: "Off the network"
+    case .idle: nil
     }
   }
 

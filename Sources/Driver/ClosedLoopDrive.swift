@@ -92,10 +92,12 @@ public struct ClosedLoopDrive {
     var recorded = 0
     var pending: [ReceivedLine] = []
     func take(_ line: ReceivedLine) throws {
-      let name = line.className
-      guard name != "PROGRESS", name != "REPLY", name != "VERSION", name != "STATE" else { return }
+      // The events but PROGRESS; not the protocol's replies.
+      guard let eventClass = ReceivedEvent(object: line.object)?.event.eventClass,
+        eventClass != .progress
+      else { return }
       lines.append(String(decoding: line.bytes, as: UTF8.self))
-      guard name == "ROUTE" else { return }
+      guard eventClass == .route else { return }
       let revision = line.object["revision"]?.doubleValue.map { Int($0) } ?? revisions
       revisions += 1
       let steps = try geometry(connection, expecting: line.object) { pending.append($0) }

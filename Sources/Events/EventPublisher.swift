@@ -3,50 +3,17 @@ public import Guidance
 import POSIX
 public import Wire
 
-/// Something the engine publishes: a guidance event, a change of the fix source, or the end of
-/// guidance by `cancel`.
-public enum PublishedEvent: Sendable, Equatable {
-  case navigation(NavigationEvent)
-  case source(SourceEvent)
-  /// Where rerouting stands changed (`REROUTE`). Standard output does not print it: guidance
-  /// on standard output is the same with a router that is down as without one.
-  case rerouting(ReroutingEvent)
-  /// Guidance was stopped (`CANCELLED`); `time` is the last event's. Standard output does not
-  /// print it: it is an answer to a subscriber's command, not something guidance did.
-  case cancelled(time: Double?)
-
-  /// The event's `class`.
-  public var className: String {
-    switch self {
-    case .source: "SOURCE"
-    case .rerouting: "REROUTE"
-    case .cancelled: "CANCELLED"
-    case .navigation(let e):
-      switch e.kind {
-      case .route: "ROUTE"
-      case .announce: "ANNOUNCE"
-      case .step: "STEP"
-      case .progress: "PROGRESS"
-      case .offRoute: "OFFROUTE"
-      case .onRoute: "ONROUTE"
-      case .arrived: "ARRIVED"
-      case .gps: "GPS"
-      }
-    }
-  }
-}
-
 /// One published event with its sequence number (1, 2, 3, … per daemon run, given by
 /// ``EventPublisher`` alone), so a subscriber can see a gap.
 public struct Publication: Sendable, Equatable {
   public let seq: UInt64
-  public let event: PublishedEvent
+  public let event: Event
   /// The line shared by the sinks, when more than one reads it (``EventSink/lineUse``).
   private let shared: EncodedLine.Shared?
 
   /// A publication whose line is encoded once and shared by its readers when `sharesLine`,
   /// or encoded by each reader that asks otherwise.
-  init(seq: UInt64, event: PublishedEvent, sharesLine: Bool) {
+  init(seq: UInt64, event: Event, sharesLine: Bool) {
     self.seq = seq
     self.event = event
     shared = sharesLine ? EncodedLine.make(seq: seq, event: event) : nil
@@ -59,13 +26,7 @@ public struct Publication: Sendable, Equatable {
   /// Appends the line without `seq` (what `stepwised --json` prints) and its line end: the
   /// shared line's bytes when there is one, otherwise encoded straight into `out`.
   public func appendUnnumberedLine(to out: inout [UInt8]) {
-    if shared == nil {
-      switch event {
-      case .navigation(let e): return EventLine.appendUnnumbered(e, to: &out)
-      case .source(let s): return EventLine.appendUnnumbered(s, to: &out)
-      case .rerouting, .cancelled: break
-      }
-    }
+    if shared == nil { return EventLine.appendUnnumbered(event, to: &out) }
     let parts = line.withoutSeq
     out.append(contentsOf: parts.head)
     out.append(contentsOf: parts.tail)
@@ -103,11 +64,11 @@ private final class EncodedLine: ManagedBuffer<EncodedLine.Header, pthread_mutex
   // `seq` and `event` are never written after `make`.
   struct Header {
     let seq: UInt64
-    let event: PublishedEvent
+    let event: Event
     var cached: EventLine?
   }
 
-  static func make(seq: UInt64, event: PublishedEvent) -> Shared {
+  static func make(seq: UInt64, event: Event) -> Shared {
     let buffer = create(minimumCapacity: 1) { _ in Header(seq: seq, event: event, cached: nil) }
     buffer.withUnsafeMutablePointerToElements { mutex in
       mutex.initialize(to: pthread_mutex_t())
@@ -135,13 +96,8 @@ private final class EncodedLine: ManagedBuffer<EncodedLine.Header, pthread_mutex
     }
   }
 
-  static func encode(_ event: PublishedEvent, seq: UInt64) -> EventLine {
-    switch event {
-    case .navigation(let e): EventLine(e, seq: seq)
-    case .source(let s): EventLine(s, seq: seq)
-    case .rerouting(let r): EventLine(r, seq: seq)
-    case .cancelled(let t): EventLine(cancelledAt: t, seq: seq)
-    }
+  static func encode(_ event: Event, seq: UInt64) -> EventLine {
+    EventLine(event, seq: seq)
   }
 }
 
@@ -186,7 +142,7 @@ extension EventSink {
 }
 
 /// Fans the engine's events out to any number of sinks: the one place that numbers events and
-/// folds them into the state a late subscriber starts from (``PublishedState``).
+/// folds them into the state a late subscriber starts from (Wire's ``GuidanceState``, the one fold of the stream).
 ///
 /// Sinks can be added and removed from any task or thread while the engine runs.
 /// ``add(_:)`` returns the state at the moment of joining, atomically with the registration:
@@ -198,7 +154,7 @@ public final class EventPublisher: Sendable {
     /// The sinks in the order they joined (a few: standard output, the socket server), kept
     /// as a list so publishing copies nothing.
     var list: [any EventSink] = []
-    var state = PublishedState()
+    var state = GuidanceState()
     var finished = false
     /// Whether publications share their line: the sinks would read it more than once.
     var sharesLines = false
@@ -214,8 +170,8 @@ public final class EventPublisher: Sendable {
 
   /// Adds `sink`; returns the state it joins at.
   @discardableResult
-  public func add(_ sink: any EventSink) -> PublishedState {
-    let (state, finished) = registry.withLock { r -> (PublishedState, Bool) in
+  public func add(_ sink: any EventSink) -> GuidanceState {
+    let (state, finished) = registry.withLock { r -> (GuidanceState, Bool) in
       if !r.finished && !r.list.contains(where: { $0 === sink }) {
         r.list.append(sink)
         r.listChanged()
@@ -238,13 +194,13 @@ public final class EventPublisher: Sendable {
   }
 
   /// The current state.
-  public var state: PublishedState { registry.withLock { $0.state } }
+  public var state: GuidanceState { registry.withLock { $0.state } }
 
   /// Publishes one event to every sink.
-  public func publish(_ event: PublishedEvent) {
+  public func publish(_ event: Event) {
     registry.withLock { r in
       let p = Publication(seq: r.state.seq + 1, event: event, sharesLine: r.sharesLines)
-      r.state.apply(p)
+      r.state.apply(p.event, seq: p.seq)
       for sink in r.list { sink.receive(p) }
     }
   }
@@ -261,7 +217,7 @@ public final class EventPublisher: Sendable {
       publications.reserveCapacity(events.count)
       for e in events {
         let p = Publication(seq: r.state.seq + 1, event: .navigation(e), sharesLine: r.sharesLines)
-        r.state.apply(p)
+        r.state.apply(p.event, seq: p.seq)
         publications.append(p)
       }
       for sink in r.list { sink.receive(publications) }
@@ -273,7 +229,7 @@ public final class EventPublisher: Sendable {
     registry.withLock { r in
       let p = Publication(
         seq: r.state.seq + 1, event: .cancelled(time: r.state.time), sharesLine: r.sharesLines)
-      r.state.apply(p)
+      r.state.apply(p.event, seq: p.seq)
       for sink in r.list { sink.receive(p) }
     }
   }

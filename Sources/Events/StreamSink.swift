@@ -104,11 +104,8 @@ public final class StreamSink: EventSink {
   /// Appends the line for `publication` and its newline.
   private func append(_ publication: Publication, to out: inout [UInt8]) {
     if case .json = format { return publication.appendUnnumberedLine(to: &out) }
-    switch publication.event {
-    case .navigation(let e): out.append(contentsOf: EventEncoder.readableLine(e).utf8)
-    case .source(let s): out.append(contentsOf: EventEncoder.readableLine(s).utf8)
-    case .cancelled, .rerouting: return
-    }
+    guard publication.event.printed else { return }
+    out.append(contentsOf: publication.event.readableLine.utf8)
     out.append(0x0A)
   }
 
@@ -116,11 +113,11 @@ public final class StreamSink: EventSink {
   /// lines even when the sink would leave them out).
   public static func appendLine(_ event: NavigationEvent, format: Format, to out: inout [UInt8]) {
     if case .json = format {
-      EventEncoder.write(event, into: &out)
+      EventLine.appendUnnumbered(.navigation(event), to: &out)
     } else {
-      out.append(contentsOf: EventEncoder.readableLine(event).utf8)
+      out.append(contentsOf: Event.navigation(event).readableLine.utf8)
+      out.append(0x0A)
     }
-    out.append(0x0A)
   }
 
   private static func isProgress(_ e: NavigationEvent) -> Bool {

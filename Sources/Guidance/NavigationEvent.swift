@@ -24,6 +24,18 @@ public struct Announcement: Sendable, Equatable {
   /// A stable identifier of this announcement (route, step and kind), the same across restarts and
   /// replays, so consumers can drop duplicates.
   public var id: String
+
+  public init(
+    step: Int, kind: AnnouncementKind, message: AnnouncementMessage, text: String,
+    distance: Double?, id: String
+  ) {
+    self.step = step
+    self.kind = kind
+    self.message = message
+    self.text = text
+    self.distance = distance
+    self.id = id
+  }
 }
 
 /// The route being followed, as announced at the start.
@@ -43,6 +55,25 @@ public struct RouteSummary: Sendable, Equatable {
   public var reason: RouteReason = .start
   /// Grows by one with each route applied (select, load, reload, reroute); 0 for the first.
   public var revision = 0
+
+  public init(
+    name: String, routeIndex: Int, distance: Double, expectedTravelTime: Double,
+    transportType: TransportType, hasTolls: Bool, hasHighways: Bool, steps: Int, source: String,
+    destination: String, reason: RouteReason = .start, revision: Int = 0
+  ) {
+    self.name = name
+    self.routeIndex = routeIndex
+    self.distance = distance
+    self.expectedTravelTime = expectedTravelTime
+    self.transportType = transportType
+    self.hasTolls = hasTolls
+    self.hasHighways = hasHighways
+    self.steps = steps
+    self.source = source
+    self.destination = destination
+    self.reason = reason
+    self.revision = revision
+  }
 }
 
 /// Where the vehicle is on the route, after one fix.
@@ -71,6 +102,25 @@ public struct Progress: Sendable, Equatable {
   /// Fixes discarded so far as jumps of the receiver (farther from the last fix than the
   /// vehicle can have gone): matched to nothing, counted here.
   public var discardedFixes = 0
+
+  public init(
+    step: Int, distanceToManeuver: Double, distanceRemaining: Double, timeRemaining: Double,
+    distanceAlong: Double, onRoute: Bool, raw: Coordinate, matched: Coordinate,
+    distanceFromRoute: Double, speed: Double?, course: Double?, discardedFixes: Int = 0
+  ) {
+    self.step = step
+    self.distanceToManeuver = distanceToManeuver
+    self.distanceRemaining = distanceRemaining
+    self.timeRemaining = timeRemaining
+    self.distanceAlong = distanceAlong
+    self.onRoute = onRoute
+    self.raw = raw
+    self.matched = matched
+    self.distanceFromRoute = distanceFromRoute
+    self.speed = speed
+    self.course = course
+    self.discardedFixes = discardedFixes
+  }
 }
 
 /// GPS reception as the engine sees it.

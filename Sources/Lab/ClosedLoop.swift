@@ -2,6 +2,7 @@ public import Geodesy
 public import JSON
 import Phrasebook
 public import Simulation
+public import Wire
 
 /// A closed-loop scenario's recipe (`scenario.json`'s `closedLoop` object): how the virtual
 /// driver drives and which mistakes it makes.
@@ -53,7 +54,8 @@ public struct ClosedLoopRun: Sendable {
   public struct Event: Sendable {
     public var time: Double
     public var object: JSONObject
-    public var className: String { object["class"]?.stringValue ?? "" }
+    /// The class of a daemon's event; `nil` for the driver's own lines.
+    public var eventClass: EventClass? { object["class"]?.stringValue.flatMap(EventClass.init) }
   }
   /// A route the daemon guided along: its revision and each step's polyline.
   public struct Geometry: Sendable {
@@ -276,9 +278,9 @@ public struct ClosedLoopScore: Sendable {
       ends[g.revision] = along
     }
     // The routes in force: the ROUTE events in order (revision = their rank).
-    let routeIndices = run.events.indices.filter { run.events[$0].className == "ROUTE" }
+    let routeIndices = run.events.indices.filter { run.events[$0].eventClass == .route }
     reroutes = max(0, routeIndices.count - 1)
-    arrived = run.events.contains { $0.className == "ARRIVED" }
+    arrived = run.events.contains { $0.eventClass == .arrived }
 
     // Extra distance and time, to within the arrival radius of the destination.
     if let first = run.truth.firstIndex(where: { $0.speed > 0 }),
@@ -322,7 +324,7 @@ public struct ClosedLoopScore: Sendable {
       perMistake[m] += 1
       // The new route's first announcement.
       let announcement = run.events[(index + 1)...].first {
-        $0.className == "ANNOUNCE" && revision($0.object) == k
+        $0.eventClass == .announce && revision($0.object) == k
       }
       guard let said = announcement?.time else {
         notes.append("reroute \(k) at \(clock(t)): its route was never announced")
@@ -354,7 +356,7 @@ public struct ClosedLoopScore: Sendable {
     // Announcements: duplicates, passed maneuvers, late final announcements.
     var ids = Set<String>()
     var said: [(kind: String, point: Coordinate, revision: Int, time: Double)] = []
-    for e in run.events where e.className == "ANNOUNCE" {
+    for e in run.events where e.eventClass == .announce {
       let o = e.object
       let id = o["id"]?.stringValue ?? ""
       let kind = o["kind"]?.stringValue ?? ""

@@ -184,7 +184,7 @@ public struct Scenario: Sendable {
   public func transcript() throws -> [String] {
     try events().compactMap { e in
       if case .progress = e.kind { return nil }
-      return EventEncoder.line(e)
+      return EventLine.text(.navigation(e))
     }
   }
 

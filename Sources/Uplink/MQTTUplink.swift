@@ -291,38 +291,26 @@ public final class MQTTUplink: EventSink, DaemonAttachment, @unchecked Sendable 
   }
 
   private func journalEvent(_ p: Publication, _ journal: Journal) {
-    let object: JSONObject
-    var progressTime: Double?
     lastSeq = p.seq
-    switch p.event {
-    case .navigation(let e):
-      object = EventEncoder.object(e)
-      if case .progress = e.kind { progressTime = e.time }
-    case .source(let s):
-      object = EventEncoder.object(s)
-    case .cancelled, .rerouting:
-      // Rare: read back from the one encoding every sink shares.
-      guard case .object(let o)? = try? JSONParser.parse(p.line.bytes) else { return }
-      object = o
-    }
-    let stamped = Self.stamp(object, seq: lastSeq, boot: boot)
-    state.apply(stamped)
-    if let t = progressTime {
-      if let last = lastProgressTime, t - last < configuration.progressInterval, t >= last {
+    state.apply(p.event, seq: p.seq)
+    // The line every sink shares, with `boot` after `seq`.
+    let payload = p.line.bytes(boot: boot)
+    if case .navigation(let e) = p.event, case .progress = e.kind {
+      if let last = lastProgressTime, e.time - last < configuration.progressInterval, e.time >= last
+      {
         return
       }
-      lastProgressTime = t
-      add(journal, .progress, "progress", stamped, expiry: wallClock() + Self.progressLifetime)
+      lastProgressTime = e.time
+      add(journal, .progress, "progress", payload, expiry: wallClock() + Self.progressLifetime)
     } else {
-      add(journal, .event, "events", stamped)
+      add(journal, .event, "events", payload)
     }
   }
 
   private func add(
-    _ journal: Journal, _ tier: JournalEntry.Tier, _ name: String, _ object: JSONObject,
+    _ journal: Journal, _ tier: JournalEntry.Tier, _ name: String, _ payload: [UInt8],
     expiry: Double? = nil
   ) {
-    let payload = Array(JSONWriter.string(.object(object)).utf8)
     let before = journal.ledger.droppedEvents
     _ = journal.append(tier: tier, topic: topic(name), payload: payload, expiry: expiry)
     stateDirty = true
@@ -386,7 +374,7 @@ public final class MQTTUplink: EventSink, DaemonAttachment, @unchecked Sendable 
   }
 
   private func stateBytes() -> [UInt8] {
-    var o = state.object
+    var o = state.object(boot: boot)
     o.append("boot", .string(boot))
     var uplink = JSONObject()
     if let ledger = journal?.ledger {
@@ -542,21 +530,6 @@ public final class MQTTUplink: EventSink, DaemonAttachment, @unchecked Sendable 
   }
 
   // MARK: Helpers
-
-  /// `event` with `seq` after `time` (or after `class`) and `boot` after `seq`, as on the
-  /// socket plus `boot`.
-  static func stamp(_ event: JSONObject, seq: UInt64, boot: String) -> JSONObject {
-    var o = JSONObject()
-    let anchor = event["time"] == nil ? "class" : "time"
-    for m in event where m.key != "seq" && m.key != "boot" {
-      o.append(m.key, m.value)
-      if m.key == anchor {
-        o.append("seq", .number(Double(seq)))
-        o.append("boot", .string(boot))
-      }
-    }
-    return o
-  }
 
   static func key(_ id: JSONValue) -> String? {
     switch id {

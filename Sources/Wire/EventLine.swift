@@ -1,4 +1,5 @@
-public import Guidance
+import Guidance
+import JSON
 
 /// One published event as subscribers receive it, encoded once: the JSON object with `seq`
 /// right after `time`, and its line end.
@@ -11,36 +12,11 @@ public struct EventLine: Sendable, Equatable {
   /// Where `,"seq":N` is in ``bytes``.
   public let seqRange: Range<Int>
 
-  /// The line of a navigation event.
-  public init(_ event: NavigationEvent, seq: UInt64) {
+  /// The line of `event`.
+  public init(_ event: Event, seq: UInt64) {
     var out: [UInt8] = []
     out.reserveCapacity(512)
     EventLineWriter.write(event, seq: seq, into: &out)
-    out.append(0x0A)
-    self.init(line: out)
-  }
-
-  /// The line of a `SOURCE` event.
-  public init(_ event: SourceEvent, seq: UInt64) {
-    var out: [UInt8] = []
-    out.reserveCapacity(160)
-    EventLineWriter.write(event, seq: seq, into: &out)
-    out.append(0x0A)
-    self.init(line: out)
-  }
-
-  /// The line of a `REROUTE` event.
-  public init(_ event: ReroutingEvent, seq: UInt64) {
-    var out: [UInt8] = []
-    EventLineWriter.write(event, seq: seq, into: &out)
-    out.append(0x0A)
-    self.init(line: out)
-  }
-
-  /// The line of a `CANCELLED` event; `time` is the last event's, when there was one.
-  public init(cancelledAt time: Double?, seq: UInt64) {
-    var out: [UInt8] = []
-    EventLineWriter.writeCancelled(time: time, seq: seq, into: &out)
     out.append(0x0A)
     self.init(line: out)
   }
@@ -69,19 +45,33 @@ public struct EventLine: Sendable, Equatable {
   /// Appends the line of `event` as standard output prints it, without `seq`, and its line
   /// end: the bytes of ``withoutSeq``, written straight into `out` when no other reader shares
   /// the numbered line.
-  public static func appendUnnumbered(_ event: NavigationEvent, to out: inout [UInt8]) {
+  public static func appendUnnumbered(_ event: Event, to out: inout [UInt8]) {
     EventLineWriter.write(event, into: &out)
     out.append(0x0A)
   }
 
-  /// Appends the line of a `SOURCE` event without `seq`, and its line end.
-  public static func appendUnnumbered(_ event: SourceEvent, to out: inout [UInt8]) {
+  /// The JSON text of `event` as standard output prints it (no `seq`, no line end).
+  public static func text(_ event: Event) -> String {
+    var out: [UInt8] = []
+    out.reserveCapacity(512)
     EventLineWriter.write(event, into: &out)
-    out.append(0x0A)
+    return String(decoding: out, as: UTF8.self)
   }
 
   /// The line as standard output prints it: the same bytes without `seq`.
   public var withoutSeq: (head: ArraySlice<UInt8>, tail: ArraySlice<UInt8>) {
     (bytes[..<seqRange.lowerBound], bytes[seqRange.upperBound...])
+  }
+
+  /// The line as the fleet uplink sends it: `,"boot":"…"` right after `seq`, without the line
+  /// end.
+  public func bytes(boot: String) -> [UInt8] {
+    var out: [UInt8] = []
+    out.reserveCapacity(bytes.count + boot.utf8.count + 12)
+    out.append(contentsOf: bytes[..<seqRange.upperBound])
+    out.append(contentsOf: #","boot":"#.utf8)
+    JSONWriter.writeString(boot, into: &out)
+    out.append(contentsOf: bytes[seqRange.upperBound..<(bytes.count - 1)])
+    return out
   }
 }

@@ -11,7 +11,33 @@ import Routes
 /// (`EventLineWriterTests` checks it over every event class and a sweep of numbers): members
 /// in the same order, numbers rounded to the same step and printed in the same shortest form.
 enum EventLineWriter {
-  /// Appends the JSON object of `event` (no newline).
+  /// Appends the JSON object of `event` (no newline), with `seq` right after `time` when given.
+  static func write(_ event: Event, seq: UInt64? = nil, into out: inout [UInt8]) {
+    switch event {
+    case .navigation(let e): write(e, seq: seq, into: &out)
+    case .source(let s):
+      head(.source, s.time, seq, into: &out)
+      stringMember("status", s.status.rawValue, into: &out)
+      stringMember("source", s.source, into: &out)
+      if let r = s.reason { stringMember("reason", r, into: &out) }
+      out.append(0x7D)  // }
+    case .rerouting(let r):
+      head(.reroute, r.time, seq, into: &out)
+      stringMember("status", r.status.rawValue, into: &out)
+      out.append(0x7D)
+    case .cancelled(let time):
+      // `time` (the last event's) when known, then `seq`, as subscribers get it.
+      out.append(contentsOf: #"{"class":"CANCELLED""#.utf8)
+      if let time {
+        out.append(contentsOf: #","time":"#.utf8)
+        self.time(time, into: &out)
+      }
+      if let seq { seqMember(seq, into: &out) }
+      out.append(0x7D)
+    }
+  }
+
+  /// Appends the JSON object of a navigation event (no newline).
   static func write(_ event: NavigationEvent, seq: UInt64? = nil, into out: inout [UInt8]) {
     if case .progress(let p) = event.kind,
       ProgressLineWriter.write(p, time: event.time, seq: seq, into: &out)
@@ -20,7 +46,7 @@ enum EventLineWriter {
     }
     switch event.kind {
     case .route(let r):
-      head("ROUTE", event.time, seq, into: &out)
+      head(.route, event.time, seq, into: &out)
       stringMember("name", r.name, into: &out)
       integerMember("routeIndex", r.routeIndex, into: &out)
       numberMember("distance", r.distance, scale: 10, into: &out)
@@ -34,17 +60,17 @@ enum EventLineWriter {
       stringMember("reason", r.reason.rawValue, into: &out)
       integerMember("revision", r.revision, into: &out)
     case .announce(let a):
-      head("ANNOUNCE", event.time, seq, into: &out)
+      head(.announce, event.time, seq, into: &out)
       integerMember("step", a.step, into: &out)
       stringMember("kind", a.kind.rawValue, into: &out)
       stringMember("text", a.text, into: &out)
       if let d = a.distance { numberMember("distance", d, scale: 1, into: &out) }
       stringMember("id", a.id, into: &out)
     case .step(let s):
-      head("STEP", event.time, seq, into: &out)
+      head(.step, event.time, seq, into: &out)
       integerMember("step", s, into: &out)
     case .progress(let p):
-      head("PROGRESS", event.time, seq, into: &out)
+      head(.progress, event.time, seq, into: &out)
       integerMember("step", p.step, into: &out)
       numberMember("distanceToManeuver", p.distanceToManeuver, scale: 10, into: &out)
       numberMember("distanceRemaining", p.distanceRemaining, scale: 10, into: &out)
@@ -63,35 +89,19 @@ enum EventLineWriter {
       if let c = p.course { numberMember("course", c, scale: 10, into: &out) }
       if p.discardedFixes > 0 { integerMember("discardedFixes", p.discardedFixes, into: &out) }
     case .offRoute(let d, let reason):
-      head("OFFROUTE", event.time, seq, into: &out)
+      head(.offRoute, event.time, seq, into: &out)
       numberMember("distance", d, scale: 10, into: &out)
       if reason != .distance { stringMember("reason", reason.rawValue, into: &out) }
     case .onRoute:
-      head("ONROUTE", event.time, seq, into: &out)
+      head(.onRoute, event.time, seq, into: &out)
     case .arrived(let d):
-      head("ARRIVED", event.time, seq, into: &out)
+      head(.arrived, event.time, seq, into: &out)
       numberMember("distance", d, scale: 10, into: &out)
     case .gps(let s):
-      head("GPS", event.time, seq, into: &out)
+      head(.gps, event.time, seq, into: &out)
       stringMember("status", s.rawValue, into: &out)
     }
     out.append(0x7D)  // }
-  }
-
-  /// Appends the JSON object of a `SOURCE` event (no newline).
-  static func write(_ event: SourceEvent, seq: UInt64? = nil, into out: inout [UInt8]) {
-    head("SOURCE", event.time, seq, into: &out)
-    stringMember("status", event.status.rawValue, into: &out)
-    stringMember("source", event.source, into: &out)
-    if let r = event.reason { stringMember("reason", r, into: &out) }
-    out.append(0x7D)
-  }
-
-  /// Appends the JSON object of a `REROUTE` event (no newline).
-  static func write(_ event: ReroutingEvent, seq: UInt64? = nil, into out: inout [UInt8]) {
-    head("REROUTE", event.time, seq, into: &out)
-    stringMember("status", event.status.rawValue, into: &out)
-    out.append(0x7D)
   }
 
   // MARK: - Members
@@ -99,10 +109,10 @@ enum EventLineWriter {
   /// `{"class":"NAME","time":"…"` (class names need no escaping), and `,"seq":N` when given:
   /// subscribers get `seq` right after `time`.
   private static func head(
-    _ name: StaticString, _ seconds: Double, _ seq: UInt64?, into out: inout [UInt8]
+    _ eventClass: EventClass, _ seconds: Double, _ seq: UInt64?, into out: inout [UInt8]
   ) {
     out.append(contentsOf: #"{"class":""#.utf8)
-    name.withUTF8Buffer { out.append(contentsOf: $0) }
+    out.append(contentsOf: eventClass.rawValue.utf8)
     out.append(contentsOf: #"","time":"#.utf8)
     time(seconds, into: &out)
     if let seq { seqMember(seq, into: &out) }
@@ -112,18 +122,6 @@ enum EventLineWriter {
   static func seqMember(_ seq: UInt64, into out: inout [UInt8]) {
     out.append(contentsOf: #","seq":"#.utf8)
     appendDecimal(seq, into: &out)
-  }
-
-  /// Appends the `CANCELLED` object (no newline): `time` (the last event's) when known, then
-  /// `seq`, as subscribers get it.
-  static func writeCancelled(time seconds: Double?, seq: UInt64, into out: inout [UInt8]) {
-    out.append(contentsOf: #"{"class":"CANCELLED""#.utf8)
-    if let seconds {
-      out.append(contentsOf: #","time":"#.utf8)
-      time(seconds, into: &out)
-    }
-    seqMember(seq, into: &out)
-    out.append(0x7D)
   }
 
   /// `,"name":` (member names are plain ASCII literals).

@@ -378,12 +378,13 @@ extension StepwiseTool {
       default:
         break
       }
-      view.state.apply(o)
+      let received = ReceivedEvent(object: o)
+      if let received { view.state.apply(received) }
       if json {
         out.line(String(decoding: line.bytes, as: UTF8.self))
         if !connection.hasBufferedLine { out.flush() }
       } else if terminal {
-        if line.className == "ROUTE" {
+        if received?.event.eventClass == .route {
           view.steps = []
           try connection.send(CommandRequest(.routes(steps: true), id: "steps"))
         }
@@ -447,7 +448,8 @@ extension StepwiseTool {
         status = e.code == .shutdown ? 0 : ClientError.Status.refused.rawValue
         continue
       }
-      report(queue.observe(line.object).map { ($0, "guidance changed") })
+      guard let received = ReceivedEvent(object: line.object) else { continue }
+      report(queue.observe(received.event).map { ($0, "guidance changed") })
     }
   }
 

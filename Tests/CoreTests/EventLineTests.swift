@@ -1,6 +1,7 @@
 import Geodesy
 import JSON
 import Routes
+import TestSupport
 import Testing
 import Wire
 
@@ -23,41 +24,70 @@ import Wire
     for v in [0.0, 12.345, -99.95, 1e7] {
       for (i, e) in EventLineWriterTests.events(v).enumerated() {
         let seq = UInt64(1 + i) * 997
-        let line = EventLine(e, seq: seq)
+        let line = EventLine(.navigation(e), seq: seq)
         #expect(
-          String(decoding: line.bytes, as: UTF8.self) == Self.stamped(EventEncoder.object(e), seq))
+          String(decoding: line.bytes, as: UTF8.self)
+            == Self.stamped(ReferenceEventEncoder.object(e), seq))
         let plain = line.withoutSeq
         #expect(
           String(decoding: Array(plain.head) + Array(plain.tail), as: UTF8.self)
-            == EventEncoder.line(e) + "\n")
+            == ReferenceEventEncoder.line(e) + "\n")
         // Standard output alone encodes straight into its buffer: the same bytes.
         var unnumbered: [UInt8] = [0x2A]
-        EventLine.appendUnnumbered(e, to: &unnumbered)
+        EventLine.appendUnnumbered(.navigation(e), to: &unnumbered)
         #expect(unnumbered == [0x2A] + Array(plain.head) + Array(plain.tail))
       }
     }
     let source = SourceEvent(time: 1e9, status: .disconnected, source: "gpsd://x", reason: "eof")
     #expect(
-      String(decoding: EventLine(source, seq: 5).bytes, as: UTF8.self)
-        == Self.stamped(EventEncoder.object(source), 5))
+      String(decoding: EventLine(.source(source), seq: 5).bytes, as: UTF8.self)
+        == Self.stamped(ReferenceEventEncoder.object(source), 5))
     var unnumbered: [UInt8] = []
-    EventLine.appendUnnumbered(source, to: &unnumbered)
-    let plain = EventLine(source, seq: 5).withoutSeq
+    EventLine.appendUnnumbered(.source(source), to: &unnumbered)
+    let plain = EventLine(.source(source), seq: 5).withoutSeq
     #expect(unnumbered == Array(plain.head) + Array(plain.tail))
     for status in ReroutingEvent.Status.allCases {
       let r = ReroutingEvent(time: 1e9 + 0.25, status: status)
       #expect(
-        String(decoding: EventLine(r, seq: 77).bytes, as: UTF8.self)
-          == Self.stamped(EventEncoder.object(r), 77))
+        String(decoding: EventLine(.rerouting(r), seq: 77).bytes, as: UTF8.self)
+          == Self.stamped(ReferenceEventEncoder.object(r), 77))
+    }
+  }
+
+  /// The one reader reads back what the one writer wrote: re-written, every event of every
+  /// class is the same line again, `seq` and `boot` included.
+  @Test func everyEventClassReadsBackToTheSameLine() throws {
+    var events: [Event] = []
+    for v in [0.0, 12.345, -99.95, 1e7, 0.05] {
+      events += EventLineWriterTests.events(v).map(Event.navigation)
+    }
+    events += [
+      .source(SourceEvent(time: 1e9, status: .disconnected, source: "gpsd://x", reason: "eof")),
+      .source(SourceEvent(time: 1e9, status: .connected, source: "gpsd://x")),
+      .cancelled(time: 1_714_550_530), .cancelled(time: nil),
+    ]
+    events += ReroutingEvent.Status.allCases.map {
+      .rerouting(ReroutingEvent(time: 1e9, status: $0))
+    }
+    #expect(Set(events.map(\.eventClass)) == Set(EventClass.allCases))
+    for (i, e) in events.enumerated() {
+      let line = EventLine(e, seq: UInt64(i + 1))
+      let read = try #require(ReceivedEvent(line: line.bytes), "\(e)")
+      #expect(read.seq == UInt64(i + 1) && read.boot == nil)
+      #expect(EventLine(read.event, seq: UInt64(i + 1)) == line, "\(e)")
+      let booted = line.bytes(boot: "00ff")
+      let withBoot = try #require(ReceivedEvent(line: booted))
+      #expect(withBoot.boot == "00ff" && withBoot.event == read.event)
+      #expect(String(decoding: booted, as: UTF8.self).contains(#","seq":\#(i + 1),"boot":"00ff""#))
     }
   }
 
   @Test func cancelledCarriesTheLastEventsTimeWhenThereWasOne() {
     #expect(
-      String(decoding: EventLine(cancelledAt: 1_714_550_530, seq: 278).bytes, as: UTF8.self)
+      String(decoding: EventLine(.cancelled(time: 1_714_550_530), seq: 278).bytes, as: UTF8.self)
         == #"{"class":"CANCELLED","time":"2024-05-01T08:02:10.000Z","seq":278}"# + "\n")
     #expect(
-      String(decoding: EventLine(cancelledAt: nil, seq: 1).bytes, as: UTF8.self)
+      String(decoding: EventLine(.cancelled(time: nil), seq: 1).bytes, as: UTF8.self)
         == #"{"class":"CANCELLED","seq":1}"# + "\n")
   }
 
@@ -67,7 +97,8 @@ import Wire
       hasTolls: false, hasHighways: false, steps: 3, source: "A", destination: "B")
     summary.reason = .reroute
     summary.revision = 2
-    let o = EventEncoder.object(NavigationEvent(time: 0, kind: .route(summary)))
+    let text = EventLine.text(.navigation(NavigationEvent(time: 0, kind: .route(summary))))
+    let o = try #require(try JSONParser.parse(Array(text.utf8)).objectValue)
     #expect(o["reason"]?.stringValue == "reroute")
     #expect(o["revision"]?.doubleValue == 2)
   }

@@ -7,17 +7,15 @@ import Wire
 
 @testable import Guidance
 
-/// `EventEncoder.write` writes the bytes `JSONWriter` writes for `EventEncoder.object`, without
-/// the tree: checked over every event class and a deterministic sweep of awkward numbers.
+/// Wire's one encoder writes the bytes `JSONWriter` writes for the reference encoder's objects,
+/// without a tree: checked over every event class and a deterministic sweep of awkward numbers.
 @Suite struct EventLineWriterTests {
   static func tree(_ e: NavigationEvent) -> String {
-    JSONWriter.string(.object(EventEncoder.object(e)))
+    JSONWriter.string(.object(ReferenceEventEncoder.object(e)))
   }
 
   static func bytes(_ e: NavigationEvent) -> String {
-    var out: [UInt8] = []
-    EventEncoder.write(e, into: &out)
-    return String(decoding: out, as: UTF8.self)
+    EventLine.text(.navigation(e))
   }
 
   /// Numbers at every rounding step's edges: halves, tiny and huge values, negative zero,
@@ -103,10 +101,8 @@ import Wire
     for reason in [nil, "end of \"stream\""] {
       let e = SourceEvent(
         time: 1_700_000_000.5, status: .disconnected, source: "gpsd://h:1", reason: reason)
-      var out: [UInt8] = []
-      EventEncoder.write(e, into: &out)
       #expect(
-        String(decoding: out, as: UTF8.self) == JSONWriter.string(.object(EventEncoder.object(e))))
+        EventLine.text(.source(e)) == JSONWriter.string(.object(ReferenceEventEncoder.object(e))))
     }
   }
 }

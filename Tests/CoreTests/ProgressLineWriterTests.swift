@@ -58,9 +58,9 @@ import Wire
         }
         // Below 10^15, which the tree writes as an integer (it writes larger ones as doubles).
         let seq = 999_999_999_999_999 / UInt64(i + 1)
-        let stamped = EventLine(e, seq: seq)
+        let stamped = EventLine(.navigation(e), seq: seq)
         if String(decoding: stamped.bytes, as: UTF8.self)
-          != EventLineTests.stamped(EventEncoder.object(e), seq)
+          != EventLineTests.stamped(ReferenceEventEncoder.object(e), seq)
         {
           mismatches.append("seq \(seq), \(step), \(v)")
         }
@@ -110,7 +110,7 @@ import Wire
     let e = NavigationEvent(
       time: 1_700_000_000,
       kind: .progress(Self.progress(step: 1, timeRemaining: 3, value: 2, discarded: 0)))
-    let line = String(decoding: EventLine(e, seq: .max).bytes, as: UTF8.self)
+    let line = String(decoding: EventLine(.navigation(e), seq: .max).bytes, as: UTF8.self)
     #expect(
       line.hasPrefix(
         #"{"class":"PROGRESS","time":"2023-11-14T22:13:20.000Z","seq":18446744073709551615,"#))

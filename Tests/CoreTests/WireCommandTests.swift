@@ -1,3 +1,5 @@
+import Geodesy
+import Guidance
 import JSON
 import TestSupport
 import Testing
@@ -122,19 +124,36 @@ import Wire
   @Test func stateFollowsTheEventsAndRoundTrips() throws {
     var s = GuidanceState()
     let events = [
-      #"{"class":"ROUTE","time":"T1","seq":1,"routeIndex":0,"name":"r"}"#,
-      #"{"class":"GPS","time":"T2","seq":2,"status":"lost"}"#,
-      #"{"class":"PROGRESS","time":"T3","seq":3,"step":2,"onRoute":true}"#,
-      #"{"class":"OFFROUTE","time":"T4","seq":4,"distance":40}"#,
-      #"{"class":"STEP","time":"T5","seq":5,"step":3}"#,
-      #"{"class":"ANNOUNCE","time":"T6","seq":6,"step":3,"kind":"now","text":"Turn","id":"r0.s3.now"}"#,
+      #"{"class":"ROUTE","time":"2024-05-01T08:00:01.000Z","seq":1,"name":"r","routeIndex":0,"distance":100,"expectedTravelTime":20,"transportType":"automobile","hasTolls":false,"hasHighways":false,"steps":3,"source":"A","destination":"B","reason":"start","revision":0}"#,
+      #"{"class":"GPS","time":"2024-05-01T08:00:02.000Z","seq":2,"status":"lost"}"#,
+      #"{"class":"PROGRESS","time":"2024-05-01T08:00:03.000Z","seq":3,"step":2,"distanceToManeuver":50,"distanceRemaining":80,"timeRemaining":16,"eta":"2024-05-01T08:00:19.000Z","onRoute":true,"latitude":48.1,"longitude":2.3,"matchedLatitude":48.1,"matchedLongitude":2.3,"distanceAlong":20,"distanceFromRoute":1.5}"#,
+      #"{"class":"OFFROUTE","time":"2024-05-01T08:00:04.000Z","seq":4,"distance":40}"#,
+      #"{"class":"STEP","time":"2024-05-01T08:00:05.000Z","seq":5,"step":3}"#,
+      #"{"class":"ANNOUNCE","time":"2024-05-01T08:00:06.000Z","seq":6,"step":3,"kind":"now","text":"Turn","id":"r0.s3.now"}"#,
     ]
-    for e in events { s.apply(try #require(try JSONParser.parse(e).objectValue)) }
-    #expect(s.seq == 6 && s.step == 3 && s.onRoute == false && s.gps == "acquired")
-    #expect(s.guiding && s.routeIndex == 0 && s.time == "T6" && !s.arrived)
+    for e in events { s.apply(try #require(ReceivedEvent(line: Array(e.utf8)))) }
+    #expect(s.seq == 6 && s.step == 3 && s.onRoute == false && s.gps == .acquired)
+    #expect(s.guiding && s.routeIndex == 0 && !s.arrived)
+    #expect(s.time == UTCTime.parseISO8601("2024-05-01T08:00:06.000Z"))
     #expect(GuidanceState(stateObject: s.object) == s)
-    s.apply(try #require(try JSONParser.parse(#"{"class":"CANCELLED","seq":7}"#).objectValue))
+    // The STATE carries each event as subscribers received it, byte for byte.
+    let state = JSONWriter.string(.object(s.object))
+    for (key, line) in [("route", events[0]), ("progress", events[2]), ("announce", events[5])] {
+      #expect(state.contains(#""\#(key)":"# + line), "\(key)")
+    }
+    s.apply(try #require(ReceivedEvent(line: Array(#"{"class":"CANCELLED","seq":7}"#.utf8))))
     #expect(!s.guiding && s.route == nil && s.step == nil && s.seq == 7)
+  }
+
+  @Test func eventsOfClassesANewerDaemonAddsAreSkippedNotMisread() {
+    #expect(
+      ReceivedEvent(line: Array(#"{"class":"LANES","time":"2024-05-01T08:00:06.000Z"}"#.utf8))
+        == nil)
+    #expect(ReceivedEvent(line: Array(#"{"class":"REPLY","id":1}"#.utf8)) == nil)
+    #expect(
+      ReceivedEvent(line: Array(#"{"class":"STEP","time":"2024-05-01T08:00:06.000Z"}"#.utf8)) == nil
+    )
+    #expect(Set(EventClass.allCases.map(\.rawValue)).count == EventClass.allCases.count)
   }
 
   @Test func theVersionObjectNamesTheProtocol() {

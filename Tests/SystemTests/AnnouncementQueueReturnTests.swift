@@ -2,15 +2,16 @@ import Client
 import JSON
 import TestSupport
 import Testing
+import Wire
 
 /// `stepwise speak` drops a direction to the route that went stale: once back on the route,
 /// or when a newer one is waiting.
 @Suite(.blocking) struct AnnouncementQueueReturnTests {
-  static func o(_ json: String) throws -> JSONObject {
-    try #require(try JSONParser.parse(json).objectValue)
+  static func o(_ json: String) throws -> Event {
+    try #require(ReceivedEvent(line: Array(json.utf8))).event
   }
 
-  static func returnAnnouncement(_ second: Int, _ text: String) throws -> JSONObject {
+  static func returnAnnouncement(_ second: Int, _ text: String) throws -> Event {
     try o(
       #"{"class":"ANNOUNCE","time":"2024-05-01T08:00:\#(second).000Z","step":2,"kind":"return","text":"\#(text)","distance":60,"id":"r0.return.1.\#(second)"}"#
     )

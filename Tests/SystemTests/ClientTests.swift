@@ -381,12 +381,12 @@ func stepwise(
     #expect(
       view.screen(width: 80) == ["Not guiding. Waiting for a route (stepwise load ROUTE.json)."])
     let events = [
-      #"{"class":"ROUTE","time":"2024-05-01T08:00:00.000Z","seq":1,"name":"Rue des Archives","routeIndex":0,"distance":3000,"steps":11,"destination":"Rue Moret"}"#,
+      #"{"class":"ROUTE","time":"2024-05-01T08:00:00.000Z","seq":1,"name":"Rue des Archives","routeIndex":0,"distance":3000,"transportType":"automobile","steps":11,"destination":"Rue Moret"}"#,
       #"{"class":"ANNOUNCE","time":"2024-05-01T08:00:57.000Z","seq":2,"step":4,"kind":"approach","text":"In 350 meters, turn left onto Rue de Bretagne.","distance":352,"id":"r0.s4.approach"}"#,
       #"{"class":"PROGRESS","time":"2024-05-01T08:01:00.000Z","seq":3,"step":4,"distanceToManeuver":311.2,"distanceRemaining":1800,"timeRemaining":312.6,"eta":"2024-05-01T08:06:13.000Z","onRoute":true}"#,
       #"{"class":"OFFROUTE","time":"2024-05-01T08:01:01.000Z","seq":4,"distance":47}"#,
     ]
-    for e in events { view.state.apply(try #require(try JSONParser.parse(e).objectValue)) }
+    for e in events { view.state.apply(try #require(ReceivedEvent(line: Array(e.utf8)))) }
     view.steps = (0..<11).map { JSONObject([("instructions", .string("Instruction \($0)"))]) }
     let screen = view.screen(width: 80)
     #expect(screen[0] == "Rue des Archives  ·  step 4/10")
@@ -403,8 +403,8 @@ func stepwise(
   }
 
   @Test func announcementsGoStaleByStepDistanceSituationAndAge() throws {
-    func o(_ json: String) throws -> JSONObject {
-      try #require(try JSONParser.parse(json).objectValue)
+    func o(_ json: String) throws -> Event {
+      try #require(ReceivedEvent(line: Array(json.utf8))).event
     }
     var q = AnnouncementQueue()
     q.observe(

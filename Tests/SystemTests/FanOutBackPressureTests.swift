@@ -58,7 +58,7 @@ import Wire
     let half = engine.fixes.count / 2
     let batch = engine.fixes[0..<half].flatMap { engine.feed($0, to: nil) }
     server.publisher.publish(batch)
-    let first = batch.map { EventEncoder.object($0) }
+    let first = batch.map { ReferenceEventEncoder.object($0) }
     // Far more than its socket holds (a 4 KiB buffer, half the drive's events).
     SocketServerTests.waitFor("the slow subscriber's queue") {
       server.statistics.peakQueuedBytes > 16 << 10

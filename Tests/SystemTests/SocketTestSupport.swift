@@ -292,7 +292,7 @@ final class FakeEngine: Sendable {
         return e
       }
       for e in events {
-        let o = EventEncoder.object(e)
+        let o = ReferenceEventEncoder.object(e)
         let t0 = clock.now()
         server.publish(e)
         longest = max(longest, clock.now() - t0)

@@ -18,7 +18,7 @@ import Wire
     func finish() {}
   }
 
-  static func source(_ i: Int) -> PublishedEvent {
+  static func source(_ i: Int) -> Event {
     .source(
       SourceEvent(
         time: 1e9 + Double(i), status: .connected, source: "gpsd://127.0.0.1:2947", reason: nil))

@@ -1,4 +1,5 @@
 import Client
+import Geodesy
 import JSON
 import Phrasebook
 import Routes
@@ -8,11 +9,10 @@ import Wire
 
 /// `stepwise watch` says where rerouting stands, from `STATE` and the `REROUTE` events.
 @Suite(.blocking) struct WatchReroutingTests {
-  static func reroute(_ status: String) -> JSONObject {
-    JSONObject([
-      ("class", "REROUTE"), ("time", "2024-05-01T08:01:12.000Z"), ("seq", 9),
-      ("status", .string(status)),
-    ])
+  static func reroute(_ status: String) -> ReceivedEvent {
+    let time = UTCTime.parseISO8601("2024-05-01T08:01:12.000Z") ?? 0
+    let status = ReroutingEvent.Status(rawValue: status) ?? .idle
+    return ReceivedEvent(event: .rerouting(ReroutingEvent(time: time, status: status)), seq: 9)
   }
 
   @Test func theViewShowsReroutingNoRouterAndOffTheNetwork() throws {
@@ -26,7 +26,7 @@ import Wire
       #expect(view.screen(width: 80).contains { $0.contains("OFF ROUTE · \(label)") })
     }
     view.state.apply(Self.reroute("idle"))
-    #expect(view.state.reroute == nil)
+    #expect(view.state.rerouting == nil)
     #expect(!view.screen(width: 80).contains { $0.contains("Rerouting") || $0.contains("router") })
   }
 
@@ -36,11 +36,14 @@ import Wire
     let object = state.object
     #expect(object["reroute"]?.stringValue == "offNetwork")
     let read = try #require(GuidanceState(stateObject: object))
-    #expect(read.reroute == "offNetwork")
+    #expect(read.rerouting == .offNetwork)
     let line = try #require(WatchView.plainLine(object, progress: false))
     #expect(line.contains("Off the network"), "\(line)")
     #expect(
-      WatchView.plainLine(Self.reroute("noRouter"), progress: false)
+      WatchView.plainLine(
+        try #require(
+          JSONParser.parse(EventLine(Self.reroute("noRouter").event, seq: 9).bytes).objectValue),
+        progress: false)
         == "08:01:12 REROUTE   noRouter")
   }
 }
