@@ -105,7 +105,7 @@ let package = Package(
     // Rerouting: the pure half (router requests and replies, when to reroute) and the router
     // client: libcurl (system library), a C shim over its variadic calls, and the client thread.
     .target(
-      name: "Rerouting", dependencies: ["Geodesy", "JSON", "Routes"],
+      name: "Rerouting", dependencies: ["Geodesy", "Guidance", "JSON", "Routes"],
       swiftSettings: swiftSettings),
     // Declarations only, from the default include path: libcurl is opened when a router is
     // first used, not linked (Sources/CurlShim).
@@ -136,7 +136,8 @@ let package = Package(
     .executableTarget(
       name: "stepwise",
       dependencies: [
-        "Client", "CommandLineSupport", "Driver", "Geodesy", "GPSDProtocol", "Guidance", "JSON", "Lab",
+        "Client", "CommandLineSupport", "Driver", "Geodesy", "GPSDProtocol", "Guidance", "JSON",
+        "Lab",
         "NMEA", "Phrasebook",
         "POSIX", "RouteFiles", "Routes", "Simulation", "Uplink", "Wire",
       ],
@@ -155,7 +156,8 @@ let package = Package(
     .testTarget(
       name: "CoreTests",
       dependencies: [
-        "Geodesy", "GPSDProtocol", "Guidance", "JSON", "NMEA", "Phrasebook", "RouteFiles",
+        "Geodesy", "GPSDProtocol", "Guidance", "JSON", "NMEA", "Phrasebook", "Rerouting",
+        "RouteFiles",
         "Routes", "Simulation", "TestSupport", "Wire",
       ],
       swiftSettings: swiftSettings),

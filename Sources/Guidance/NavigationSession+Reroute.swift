@@ -6,6 +6,9 @@ extension NavigationSession {
   /// route it replaces (the routers snap both to the same junction node).
   public static let sameManeuverDistance = 12.0
 
+  /// The speed guidance works with, metres per second (the fixes', smoothed).
+  public var currentSpeed: Double { speed }
+
   /// Whether fixes away from the route have been seen that are not yet enough to say the
   /// vehicle left it (``offRoute`` says when they are).
   public var offRouteSuspected: Bool { !offRoute && detector.suspecting }

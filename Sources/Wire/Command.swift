@@ -78,10 +78,7 @@ public struct CommandRequest: Sendable, Equatable {
   }
 
   /// The event classes a `watch` may name.
-  public static let watchableClasses = [
-    "ROUTE", "ANNOUNCE", "STEP", "PROGRESS", "OFFROUTE", "ONROUTE", "ARRIVED", "GPS", "SOURCE",
-    "CANCELLED",
-  ]
+  public static let watchableClasses = EventClass.watchable.map(\.rawValue)
 
   /// Parses one command line (without its line end; a trailing CR is ignored).
   ///

@@ -4,6 +4,7 @@ import Glibc
 public import Guidance
 import POSIX
 import Rerouting
+import Router
 public import Routes
 import Subscribers
 import Synchronization
@@ -27,14 +28,24 @@ public final class EngineHeartbeat: Sendable {
 /// ticker, the socket's commands, router answers and the watchdog's probe) and listens through
 /// the ``EventPublisher``.
 public struct Engine {
+  /// The pure core: the session and when to reroute. The engine carries out its effects.
+  private var core: GuidanceCore
   /// The session being guided; `nil` after a `cancel`.
-  public private(set) var session: NavigationSession?
+  public var session: NavigationSession? { core.session }
   /// Builds a session for an alternative of a document (select, load, reload).
   public var makeSession: (@Sendable (RouteDocument, Int) throws -> NavigationSession)?
   /// Told after every input and every change of session (state saving, systemd status).
   public var observer: (any EngineObserver)?
   /// Asks a router for a new route when the vehicle leaves its route; `nil`: no router.
-  public var rerouter: Rerouter?
+  public var rerouter: Rerouter? {
+    didSet { core = GuidanceCore(session: core.session, router: rerouter?.core) }
+  }
+  /// The input stream, once running: router answers come back through it.
+  private var inputs: EngineInputs?
+  /// In a `--fast` replay, the request the engine waits for before its next input, with the
+  /// time of the fix that asked, and the fixes of its batch not yet handled.
+  private var awaiting: (request: RouteRequest, time: Double)?
+  private var deferred: ArraySlice<Fix> = []
   /// Told when a reroute replaced the session's route (the socket's `routes` follows it).
   public var rerouted: (@Sendable (NavigationSession) -> Void)?
   public let publisher: EventPublisher
@@ -68,7 +79,7 @@ public struct Engine {
     heartbeat: EngineHeartbeat = EngineHeartbeat(),
     clock: any PacingClock = SystemClock(), utcNow: @escaping @Sendable () -> Double = UTCClock.now
   ) {
-    self.session = session
+    core = GuidanceCore(session: session, router: nil)
     revision = session?.routeRevision ?? 0
     self.publisher = publisher
     self.heartbeat = heartbeat
@@ -82,9 +93,10 @@ public struct Engine {
   ///   for one (``nextTick(interval:)``); armed after every input, and never periodic while
   ///   nothing can happen.
   public mutating func run(_ inputs: EngineInputs, ticks: TickTimer? = nil) async {
-    rerouter?.connect(inputs)
+    self.inputs = inputs
     for await input in inputs.stream {
       handle(input)
+      await settleRouteRequest()
       inputs.consumed(input)
       if let ticks { ticks.arm(at: nextTick(interval: ticks.interval), now: clock.now()) }
     }
@@ -104,6 +116,21 @@ public struct Engine {
     return loss
   }
 
+  /// In a `--fast` replay, awaits the answer to the request the last input made and handles it
+  /// (timed as the fix that asked), then the rest of that input's fixes.
+  private mutating func settleRouteRequest() async {
+    while let (request, time) = awaiting, let r = rerouter {
+      awaiting = nil
+      let answer = await r.answer(request)
+      answered(answer, time: time)
+      if !deferred.isEmpty {
+        let rest = Array(deferred)
+        deferred = []
+        handle(.fixes(rest))
+      }
+    }
+  }
+
   /// Handles one input, synchronously.
   public mutating func handle(_ input: EngineInput) {
     heartbeat.bump()
@@ -111,8 +138,10 @@ public struct Engine {
     case .fix(let fix):
       advanceAnchor(to: fix.time)
       if session != nil {
-        var list = session?.ingest(fix) ?? []
-        reroute(after: fix, into: &list)
+        var list: [NavigationEvent] = []
+        var effects: [GuidanceEffect] = []
+        core.update(.fix(fix), events: &list, effects: &effects)
+        carry(effects, time: fix.time)
         publish(list)
         publishRerouting(time: fix.time)
       }
@@ -120,20 +149,29 @@ public struct Engine {
       var list = batch
       list.removeAll(keepingCapacity: true)
       batch = []
+      var effects: [GuidanceEffect] = []
       var newest = -Double.infinity
-      for fix in fixes {
+      for (k, fix) in fixes.enumerated() {
         newest = max(newest, fix.time)
-        session?.ingest(fix, into: &list)
-        reroute(after: fix, into: &list)
+        core.update(.fix(fix), events: &list, effects: &effects)
+        if !effects.isEmpty {
+          carry(effects, time: fix.time)
+          effects.removeAll()
+          // Waiting for the router: the rest of the batch comes after its answer.
+          if awaiting != nil {
+            deferred = fixes[(k + 1)...]
+            break
+          }
+        }
       }
       if !fixes.isEmpty { advanceAnchor(to: newest) }
       publish(list)
       batch = list
       if !fixes.isEmpty { publishRerouting(time: newest) }
     case .silence(let time):
-      if session != nil { publish(session?.silence(at: time) ?? []) }
+      if session != nil { publish(core.update(.silence(at: time)).events) }
     case .tick:
-      if let now = fixClockNow(), session != nil { publish(session?.silence(at: now) ?? []) }
+      if let now = fixClockNow(), session != nil { publish(core.update(.silence(at: now)).events) }
     case .source(let status, let reason):
       let event = SourceEvent(
         time: fixClockNow() ?? utcNow(), status: status, source: sourceName, reason: reason)
@@ -147,35 +185,34 @@ public struct Engine {
           guard let document = session?.document ?? lastDocument else {
             throw WireError(.noRoute, "no route is loaded")
           }
-          session = try build(document, index, .select)
+          core.replace(try build(document, index, .select))
         case .load(let document, let index):
-          session = try build(document, index, .load)
+          core.replace(try build(document, index, .load))
         case .reload(let document, let index):
-          session = try build(document, index, .reload)
+          core.replace(try build(document, index, .reload))
         case .cancel:
           if let s = session { lastDocument = s.document }
-          session = nil
+          core.replace(nil)
         case .reroute:
           guard session != nil else { throw WireError(.noRoute, "no route is being followed") }
           guard rerouter != nil else {
             throw WireError(.unavailable, "reroute: this daemon has no router (--router URL)")
           }
-          rerouter?.requestNow()
+          core.rerouteNow()
           reply(.success(()))
           return
         case .skip:
-          guard let s = session else { throw WireError(.noRoute, "no route is being followed") }
+          guard session != nil else { throw WireError(.noRoute, "no route is being followed") }
           guard rerouter != nil else {
             throw WireError(.unavailable, "skip: this daemon has no router (--router URL)")
           }
-          guard rerouter?.skipNextWaypoint(of: s) == true else {
+          guard core.skipNextWaypoint() else {
             throw WireError(
               .noWaypoint, "skip: the route has no waypoint left before its destination")
           }
           reply(.success(()))
           return
         }
-        rerouter?.routeChanged()
         observer?.sessionChanged(session)
         reply(.success(()))
       } catch {
@@ -183,12 +220,7 @@ public struct Engine {
       }
       return
     case .routed(let answer):
-      guard var r = rerouter, let s = session else { return }
-      let (list, next) = r.answered(answer, session: s, time: fixClockNow() ?? utcNow())
-      rerouter = r
-      replace(with: next)
-      publish(list)
-      publishRerouting(time: fixClockNow() ?? utcNow())
+      answered(answer, time: fixClockNow() ?? utcNow())
     case .probe:
       probes += 1
       #if DEBUG
@@ -203,22 +235,43 @@ public struct Engine {
     if let s = session { observer?.handled(s) }
   }
 
-  /// Lets the rerouter see the session after `fix`, switching to the route it applies.
-  private mutating func reroute(after fix: Fix, into list: inout [NavigationEvent]) {
-    guard var r = rerouter, var s = session else { return }
-    let (events, next) = r.after(fix, session: &s)
-    rerouter = r
-    session = s
-    list += events
-    replace(with: next)
+  /// The router's answer, at `time` on the fix clock.
+  private mutating func answered(_ answer: RouterAnswer, time: Double) {
+    guard rerouter != nil, session != nil else { return }
+    let (list, effects) = core.update(
+      .routerAnswered(id: answer.id, result: answer.result, time: time))
+    carry(effects, time: time)
+    publish(list)
+    publishRerouting(time: time)
   }
 
-  private mutating func replace(with next: NavigationSession?) {
-    guard let next else { return }
-    session = next
-    revision = max(revision, next.routeRevision)
-    observer?.sessionChanged(next)
-    rerouted?(next)
+  /// Carries out the core's effects.
+  private mutating func carry(_ effects: [GuidanceEffect], time: Double) {
+    for effect in effects {
+      switch effect {
+      case .requestRoute(let request):
+        guard let r = rerouter else { continue }
+        if r.waits {
+          awaiting = (request, time)
+        } else {
+          let inputs = self.inputs
+          r.client.send(request) { answer in inputs?.yield(.routed(answer)) }
+        }
+      case .routeReplaced:
+        guard let next = session else { continue }
+        revision = max(revision, next.routeRevision)
+        observer?.sessionChanged(next)
+        rerouted?(next)
+      case .routerFailed(let failure, let first):
+        if first, let r = rerouter {
+          logLine(4, "stepwised: router \(r.client.baseURL): \(failure)")
+        }
+      case .routerRecovered:
+        logLine(5, "stepwised: the router answers again")
+      case .routeUnusable(let why):
+        logLine(4, "stepwised: the router's route is not usable: \(why)")
+      }
+    }
   }
 
   /// Moves the fix clock to `time` when it is the newest fix time so far.
@@ -246,7 +299,7 @@ public struct Engine {
 
   /// Publishes `REROUTE` when where rerouting stands changed (the watch view shows it).
   private mutating func publishRerouting(time: Double) {
-    guard let status = rerouter?.status, status != reroutingPublished,
+    guard rerouter != nil, case let status = core.rerouteStatus, status != reroutingPublished,
       let wire = ReroutingEvent.Status(rawValue: status.rawValue)
     else { return }
     reroutingPublished = status
