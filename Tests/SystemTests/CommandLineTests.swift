@@ -187,3 +187,66 @@ import Testing
     #expect(r.stdout.contains("1 passed, 0 failed"))
   }
 }
+
+/// `stepwise scenario run` on a folder laid out as `Simulations/` is: scenarios, a README and a
+/// folder of closed-loop scenarios.
+@Suite(.blocking, .serialized) struct ScenarioRunFoldersTests {
+  static func suite() throws -> URL {
+    let fm = FileManager.default
+    let dir = fm.temporaryDirectory.appendingPathComponent("stepwise-\(getpid())-scenarios")
+    try? fm.removeItem(at: dir)
+    try fm.createDirectory(
+      at: dir.appendingPathComponent("closed-loop"), withIntermediateDirectories: true)
+    for (from, to) in [
+      ("Simulations/001-marais-drive", "001-marais-drive"),
+      ("Simulations/002-out-and-back", "002-out-and-back"),
+      ("Simulations/README.md", "README.md"),
+      ("Simulations/closed-loop/c01-monaco-missed-turn", "closed-loop/c01-monaco-missed-turn"),
+    ] {
+      try fm.copyItem(
+        at: URL(fileURLWithPath: repositoryFile(from)), to: dir.appendingPathComponent(to))
+    }
+    return dir
+  }
+
+  @Test func aFolderAndItsGlobReplayTheSameScenariosAndSkipTheRest() throws {
+    let dir = try Self.suite()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let root = dir.path
+    let expected = [
+      "\(root)/001-marais-drive: ok",
+      "\(root)/002-out-and-back: ok",
+      "\(root)/closed-loop/c01-monaco-missed-turn: skipped (closed loop:",
+      "2 passed, 0 failed, 1 closed-loop skipped",
+    ]
+    let glob = ["001-marais-drive", "002-out-and-back", "README.md", "closed-loop"].map {
+      "\(root)/\($0)"
+    }
+    for arguments in [[root], [root + "/"], glob] {
+      let r = try runTool("stepwise", ["scenario", "run"] + arguments)
+      #expect(r.status == 0, "\(r.stdout)\n\(r.stderr)")
+      let lines = r.stdout.split(separator: "\n").map(String.init)
+      #expect(lines.count == expected.count, "\(r.stdout)")
+      for (line, start) in zip(lines, expected) {
+        #expect(line.hasPrefix(start), "\(line)")
+      }
+    }
+  }
+
+  @Test func aChangedTranscriptFailsAndAMissingFolderIsAnError() throws {
+    let dir = try Self.suite()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let golden = dir.appendingPathComponent("002-out-and-back/expected.jsonl")
+    var text = try String(contentsOf: golden, encoding: .utf8)
+    text = text.replacingOccurrences(of: "Depart", with: "Leave")
+    try Data(text.utf8).write(to: golden)
+    let r = try runTool("stepwise", ["scenario", "run", dir.path])
+    #expect(r.status == 1)
+    #expect(r.stdout.contains("002-out-and-back: FAIL"), "\(r.stdout)")
+    #expect(r.stdout.contains("1 passed, 1 failed, 1 closed-loop skipped"), "\(r.stdout)")
+    let missing = try runTool("stepwise", ["scenario", "run", dir.path + "/009-typo"])
+    #expect(missing.status == 1)
+    #expect(missing.stderr.contains("009-typo: no such file or folder"), "\(missing.stderr)")
+    #expect(missing.stdout.isEmpty)
+  }
+}
