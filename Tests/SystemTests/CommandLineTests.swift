@@ -250,3 +250,54 @@ import Testing
     #expect(missing.stdout.isEmpty)
   }
 }
+
+/// A replay whose every line is rejected fails and says why; one with a good epoch among bad
+/// lines replays it, and an empty track is an empty drive.
+@Suite(.blocking, .serialized) struct CorruptedReplayTests {
+  static let route = "Simulations/001-marais-drive/route.json"
+
+  @Test func anNMEALogOfRejectedLinesFailsWithTheCountByReason() throws {
+    var track = Array("$GPRMC,080000.00,A,4851.2000,N,00221.3000,E,0.0,0.0,010524,,,A*00\r\n".utf8)
+    track += Array("$GPGGA,080001.00,4851.2000,N*37\r\n".utf8)
+    track += (0..<300).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }.filter { $0 != 0x24 }
+    let r = try runTool("stepwised", ["--route", Self.route, "--fast", "-"], stdin: Data(track))
+    #expect(r.status == 1, "\(r.stderr)")
+    #expect(r.stdout.isEmpty, "\(r.stdout)")
+    #expect(
+      r.stderr.contains("standard input: nothing to replay: not one epoch,"), "\(r.stderr)")
+    #expect(r.stderr.contains("(1 bad checksum, 1 malformed, "), "\(r.stderr)")
+    #expect(r.stderr.contains(" not NMEA)"), "\(r.stderr)")
+    // The same paced (no prefetch) and from a file.
+    let paced = try runTool(
+      "stepwised", ["--route", Self.route, "--replay-speed", "1000", "-"], stdin: Data(track))
+    #expect(paced.status == 1)
+    #expect(paced.stderr.contains("nothing to replay"), "\(paced.stderr)")
+  }
+
+  @Test func aGpsdCaptureOfRejectedLinesFailsWithTheCountByReason() throws {
+    let lines = [
+      #"{"class":"VERSION","release":"3.22"}"#, #"{"class":"TPV","mode":"#,
+      #"{"class":"TPV","mode":"#, "not json at all",
+    ]
+    let r = try runTool(
+      "stepwised", ["--route", Self.route, "--fast", "-"],
+      stdin: Data((lines.dropFirst().joined(separator: "\n") + "\n").utf8))
+    #expect(r.status == 1, "\(r.stderr)")
+    #expect(r.stderr.contains("nothing to replay: not one epoch, 3 rejected ("), "\(r.stderr)")
+    #expect(r.stderr.contains("1 no JSON object"), "\(r.stderr)")
+    // A report that is not a fix is no rejection: an empty drive, status 0.
+    let quiet = try runTool(
+      "stepwised", ["--route", Self.route, "--fast", "-"], stdin: Data((lines[0] + "\n").utf8))
+    #expect(quiet.status == 0, "\(quiet.stderr)")
+  }
+
+  @Test func goodEpochsAmongBadLinesAndAnEmptyTrackStillSucceed() throws {
+    var track = readBytes(repositoryFile("Simulations/001-marais-drive/drive.nmea"))
+    track.insert(contentsOf: Array("$GPRMC,garbage*00\r\n\u{1}\u{2}binary\n".utf8), at: 200)
+    let r = try runTool("stepwised", ["--route", Self.route, "--fast", "-"], stdin: Data(track))
+    #expect(r.status == 0, "\(r.stderr)")
+    #expect(r.stdout.contains("ARRIVED"))
+    let empty = try runTool("stepwised", ["--route", Self.route, "--fast", "-"], stdin: Data())
+    #expect(empty.status == 0, "\(empty.stderr)")
+  }
+}
