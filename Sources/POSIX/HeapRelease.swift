@@ -51,8 +51,12 @@ public enum HeapRelease {
   }
 
   /// Releases every free page of every arena.
-  public static func now() {
-    _ = trim?(0)
+  ///
+  /// - Returns: whether any memory was given back to the system (never under a sanitizer, or
+  ///   without `malloc_trim`).
+  @discardableResult
+  public static func now() -> Bool {
+    (trim?(0) ?? 0) == 1
   }
 
   /// The backlog, in bytes, whose release is worth a trim (``afterBacklog()``): a sixteenth of
