@@ -5,7 +5,6 @@ public import Guidance
 import POSIX
 import Rerouting
 public import Routes
-import Subscribers
 import Synchronization
 import Wire
 
