@@ -112,7 +112,7 @@ let package = Package(
     .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
     .target(name: "CurlShim", dependencies: ["CCurl"]),
     .target(
-      name: "Router", dependencies: ["CurlShim", "Rerouting", "Routes"],
+      name: "Router", dependencies: ["CurlShim", "POSIX", "Rerouting", "Routes"],
       swiftSettings: swiftSettings),
 
     // The closed-loop drive's I/O: stepwised as a child fed through a pipe, its socket, and

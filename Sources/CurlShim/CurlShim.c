@@ -23,7 +23,8 @@ struct curlshim_handle {
 
 // libcurl is opened on first use, not linked: loading it loads GnuTLS, Kerberos, LDAP, SSH and
 // more, and runs their initialisers, about 4 MiB of resident memory in a daemon that may never
-// be given a router (docs/profiling.md). Its soname is that of every libcurl 7.16 and later.
+// be given a router (docs/notebook/profiling.md). Its soname is that of every libcurl 7.16 and
+// later.
 static const char curl_library[] = "libcurl.so.4";
 
 static struct {

@@ -98,7 +98,7 @@ public final class GPSDConnection: @unchecked Sendable {
   ///
   /// False on timeout and on error alike.
   ///
-  /// The corresponding C function is `gps_waiting`.
+  /// The corresponding C function is `poll`.
   public func waiting(timeout: Double) -> Bool {
     dispatchPrecondition(condition: .onQueue(queue))
     let us = Int32(max(0, min(timeout, 60)) * 1_000_000)
@@ -108,8 +108,8 @@ public final class GPSDConnection: @unchecked Sendable {
   /// The connection's socket, to wait for it together with other descriptors (`poll`) instead
   /// of with a timeout.
   ///
-  /// Check ``waiting(timeout:)`` with 0 first: libgps may hold a line it already read. -1 after
-  /// ``close()``.
+  /// Check ``waiting(timeout:)`` with 0 first: the connection may hold a line it already read.
+  /// -1 after ``close()``.
   ///
   /// The corresponding C function is `gpsshim_fd`.
   public var fileDescriptor: Int32 {
@@ -118,14 +118,18 @@ public final class GPSDConnection: @unchecked Sendable {
     return gpsshim_fd(session)
   }
 
-  /// Reads and decodes one report from gpsd's raw line, with the decoder that reads captures,
-  /// so a live `TPV` and a recorded one become the same fix.
+  /// Reads one line gpsd sent and decodes it, once, with the decoder that reads captures, so a
+  /// live `TPV` and a recorded one become the same fix.
   ///
-  /// The corresponding C function is `gps_read`.
+  /// The line is taken from the socket as gpsd sent it: libgps's `gps_read` is not called, as
+  /// it would parse every report into its `struct gps_data_t` first, a second parse of the same
+  /// line that nothing reads. After ``closed`` `errno` tells a read error (set) from the end
+  /// of the stream (0).
+  ///
+  /// The corresponding C function is `read`.
   public func read() -> GPSDReadResult {
     dispatchPrecondition(condition: .onQueue(queue))
-    var kind = GPSSHIM_KIND_NONE
-    let n = gpsshim_read(session, &kind)
+    let n = gpsshim_read(session)
     if n < 0 { return .closed }
     if n == 0 { return .partial }
     var length = 0

@@ -1,25 +1,27 @@
 // GPSShim: every difference between libgps API versions lives in this file.
 //
+// libgps connects to gpsd, sends ?WATCH and closes the connection; the shim reads gpsd's lines
+// from the connection's socket itself, and Swift decodes each line once (GPSDProtocol's
+// GPSDReport, the decoder that also reads captures). gps_read is never called: it would unpack
+// every report into struct gps_data_t, a second parse nobody reads. Since gps_read never runs,
+// libgps never buffers input, so the socket holds every byte gpsd sent that the shim has not.
+//
 // Checked with gcc against the <gps.h> of gpsd 3.22 (API 11.0, Debian 12, built and tested here);
-// the same pattern is reported to compile against 3.20, 3.21, 3.23.1, 3.25, 3.26.1 and 3.27.5
+// the calls used are reported to compile against 3.20, 3.21, 3.23.1, 3.25, 3.26.1 and 3.27.5
 // (../shared/reference/gpsd-and-nmea.md §2.3). Version switches:
 //
-//   GPSD_API_MAJOR_VERSION >= 10   fix.status (earlier: data.status)
-//   GPSD_API_MAJOR_VERSION >= 9    fix.time is a timespec, altHAE/altMSL (earlier: double, altitude)
-//   GPSD_API_MAJOR_VERSION >= 7    three-argument gps_read (earlier: one argument, no message copy)
 //   gps_fd                         int up to 3.25, intptr_t from 3.26: cast through intptr_t
 //   gps_stream's third parameter   void * up to 3.23, const char * from 3.24: pass a void *
-//   status names                   STATUS_FIX exists only up to 3.23.0: the shim numbers statuses
-//                                  itself (gpsshim_status), like gpsd's JSON `status`
 //
 // Without <gps.h> (no libgps-dev) the file still compiles: every call fails cleanly.
 
 #include "GPSShim.h"
 
 #include <errno.h>
-#include <math.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 // Without libgps the daemon could only replay tracks. That is a build the builder must ask for
 // (STEPWISE_REPLAY_ONLY=1, which Package.swift turns into GPSSHIM_REPLAY_ONLY): otherwise a
@@ -43,6 +45,11 @@
 
 struct gpsshim_session {
   struct gps_data_t data;  // large (24-49 KB): allocated once, never copied
+  // Bytes read from the socket and not yet returned as a line: at most one line's worth.
+  char input[GPSSHIM_MESSAGE_SIZE];
+  size_t input_length;
+  // Set while the rest of a line longer than gpsd sends is skipped.
+  bool skipping;
   char message[GPSSHIM_MESSAGE_SIZE];
   size_t message_length;
 };
@@ -80,39 +87,72 @@ int gpsshim_watch(gpsshim_session *s, bool enable, const char *device) {
   return errno > 0 ? errno : EIO;
 }
 
+int gpsshim_fd(const gpsshim_session *s) {
+  if (s == NULL) return -1;
+  // int up to 3.25, intptr_t from 3.26.
+  return (int)(intptr_t)s->data.gps_fd;
+}
+
+// Moves the first complete line of the input into the message; false when there is none.
+static bool take_line(gpsshim_session *s) {
+  char *newline = memchr(s->input, '\n', s->input_length);
+  if (newline == NULL) return false;
+  size_t length = (size_t)(newline - s->input) + 1;
+  memcpy(s->message, s->input, length);
+  s->message[length] = '\0';
+  s->message_length = length;
+  s->input_length -= length;
+  memmove(s->input, newline + 1, s->input_length);
+  return true;
+}
+
 bool gpsshim_waiting(gpsshim_session *s, int timeout_us) {
   if (s == NULL) return false;
-  return gps_waiting(&s->data, timeout_us);
+  if (memchr(s->input, '\n', s->input_length) != NULL) return true;
+  struct pollfd p = {.fd = gpsshim_fd(s), .events = POLLIN};
+  int timeout_ms = timeout_us <= 0 ? 0 : (timeout_us + 999) / 1000;
+  int r;
+  do {
+    r = poll(&p, 1, timeout_ms);
+  } while (r < 0 && errno == EINTR);
+  return r > 0;
 }
 
-static gpsshim_kind classify(const char *message) {
-  if (strstr(message, "\"class\":\"TPV\"") != NULL) return GPSSHIM_KIND_TPV;
-  if (strstr(message, "\"class\":\"SKY\"") != NULL) return GPSSHIM_KIND_SKY;
-  return GPSSHIM_KIND_OTHER;
-}
-
-int gpsshim_read(gpsshim_session *s, gpsshim_kind *kind) {
-  if (kind != NULL) *kind = GPSSHIM_KIND_NONE;
+int gpsshim_read(gpsshim_session *s) {
   if (s == NULL) return -1;
   s->message[0] = '\0';
   s->message_length = 0;
-#if GPSD_API_MAJOR_VERSION >= 7
-  int n = gps_read(&s->data, s->message, (int)sizeof s->message);
-#else
-  int n = gps_read(&s->data);
-  if (n > 0) {
-    const char *raw = gps_data(&s->data);
-    if (raw != NULL) {
-      strncpy(s->message, raw, sizeof s->message - 1);
-      s->message[sizeof s->message - 1] = '\0';
+  if (take_line(s)) return (int)s->message_length;
+  ssize_t n;
+  errno = 0;
+  do {
+    n = read(gpsshim_fd(s), s->input + s->input_length, sizeof s->input - 1 - s->input_length);
+  } while (n < 0 && errno == EINTR);
+  if (n == 0) {
+    errno = 0;  // end of stream, not an error
+    return -1;
+  }
+  if (n < 0) return (errno == EAGAIN || errno == EWOULDBLOCK) ? 0 : -1;
+  size_t start = s->input_length;
+  s->input_length += (size_t)n;
+  if (s->skipping) {
+    // The tail of an overlong line: drop it up to its newline.
+    char *newline = memchr(s->input + start, '\n', s->input_length - start);
+    if (newline == NULL) {
+      s->input_length = 0;
+      return 0;
     }
+    s->skipping = false;
+    s->input_length -= (size_t)(newline + 1 - s->input);
+    memmove(s->input, newline + 1, s->input_length);
   }
-#endif
-  if (n > 0) {
-    s->message_length = strnlen(s->message, sizeof s->message);
-    if (kind != NULL) *kind = classify(s->message);
+  if (take_line(s)) return (int)s->message_length;
+  if (s->input_length == sizeof s->input - 1) {
+    // Longer than any report gpsd sends: drop it (it would not decode) and its tail.
+    s->input_length = 0;
+    s->skipping = true;
   }
-  return n;
+  return 0;
 }
 
 const char *gpsshim_message(const gpsshim_session *s, size_t *length) {
@@ -122,53 +162,6 @@ const char *gpsshim_message(const gpsshim_session *s, size_t *length) {
   }
   if (length != NULL) *length = s->message_length;
   return s->message;
-}
-
-void gpsshim_get_fix(const gpsshim_session *s, gpsshim_fix *out) {
-  if (out == NULL) return;
-  memset(out, 0, sizeof *out);
-  out->latitude = out->longitude = out->alt_hae = out->alt_msl = NAN;
-  out->track = out->speed = out->climb = NAN;
-  out->eph = out->epx = out->epy = out->epv = out->eps = out->ept = out->epd = NAN;
-  if (s == NULL) return;
-  const struct gps_fix_t *f = &s->data.fix;
-  out->mode = f->mode;
-#if GPSD_API_MAJOR_VERSION >= 10
-  out->status = f->status;
-#else
-  out->status = s->data.status;
-#endif
-#if GPSD_API_MAJOR_VERSION >= 9
-  out->time_sec = (int64_t)f->time.tv_sec;
-  out->time_nsec = (int64_t)f->time.tv_nsec;
-  out->alt_hae = f->altHAE;
-  out->alt_msl = f->altMSL;
-#else
-  if (isfinite(f->time) && f->time > 0) {
-    out->time_sec = (int64_t)floor(f->time);
-    out->time_nsec = (int64_t)((f->time - floor(f->time)) * 1e9);
-  }
-  out->alt_msl = f->altitude;
-#endif
-  out->latitude = f->latitude;
-  out->longitude = f->longitude;
-  out->track = f->track;
-  out->speed = f->speed;
-  out->climb = f->climb;
-  out->eph = f->eph;
-  out->epx = f->epx;
-  out->epy = f->epy;
-  out->epv = f->epv;
-  out->eps = f->eps;
-  out->ept = f->ept;
-  out->epd = f->epd;
-  out->set = (uint64_t)s->data.set;
-}
-
-int gpsshim_fd(const gpsshim_session *s) {
-  if (s == NULL) return -1;
-  // int up to 3.25, intptr_t from 3.26.
-  return (int)(intptr_t)s->data.gps_fd;
 }
 
 const char *gpsshim_errstr(int error) {
@@ -209,9 +202,8 @@ bool gpsshim_waiting(gpsshim_session *s, int timeout_us) {
   return false;
 }
 
-int gpsshim_read(gpsshim_session *s, gpsshim_kind *kind) {
+int gpsshim_read(gpsshim_session *s) {
   (void)s;
-  if (kind != NULL) *kind = GPSSHIM_KIND_NONE;
   return -1;
 }
 
@@ -219,12 +211,6 @@ const char *gpsshim_message(const gpsshim_session *s, size_t *length) {
   (void)s;
   if (length != NULL) *length = 0;
   return "";
-}
-
-void gpsshim_get_fix(const gpsshim_session *s, gpsshim_fix *out) {
-  (void)s;
-  if (out == NULL) return;
-  memset(out, 0, sizeof *out);
 }
 
 int gpsshim_fd(const gpsshim_session *s) {

@@ -3,9 +3,9 @@
 /// A sentence that lies whole in the input is scanned once (``frame(_:from:limit:)``: its
 /// line end, and on the way its checksum and printability); a copied one twice
 /// (``lineEnd(_:from:limit:)`` while framing, ``body(_:from:to:)`` when decoding). A byte at a
-/// time those loops were half of the reader's time (perf, `docs/profiling.md`). Only a sentence
-/// of a type the reader decodes has its fields counted (``commas(_:from:to:)``): about half of
-/// a receiver's sentences (GSV, proprietary ones) are checked and skipped.
+/// time those loops were half of the reader's time (perf, `docs/notebook/profiling.md`). Only a
+/// sentence of a type the reader decodes has its fields counted (``commas(_:from:to:)``): about
+/// half of a receiver's sentences (GSV, proprietary ones) are checked and skipped.
 ///
 /// The word tests below are exact for every byte: no carry crosses from one byte into the
 /// next, so a mark is set for a byte exactly when that byte matches. ``special(_:)`` alone is

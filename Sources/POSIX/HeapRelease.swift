@@ -7,13 +7,13 @@ import Glibc
 ///
 /// glibc returns memory only from the top of each arena, and a freed JSON tree or file buffer
 /// in the middle of one (the route is read on one thread, saved on another) stays resident:
-/// 20 MiB of a 40 MiB daemon with a 100,000-point route (docs/profiling.md). Trimming costs a
-/// walk over the free lists, a few milliseconds, never on the path of a fix. The corresponding
-/// C functions are `malloc_trim` and `mallopt`, which Swift's Glibc module does not declare
-/// (they are in `malloc.h`): they are looked up once, and without them (another C library)
-/// nothing is done. Nothing is done either under a sanitizer, whose allocator replaces glibc's:
-/// glibc's heap is then never set up, and `malloc_trim` walked its uninitialised bins and
-/// crashed (AddressSanitizer, two tests trimming at once, in the CI run of 8a15681).
+/// 20 MiB of a 40 MiB daemon with a 100,000-point route (docs/notebook/profiling.md). Trimming
+/// costs a walk over the free lists, a few milliseconds, never on the path of a fix. The
+/// corresponding C functions are `malloc_trim` and `mallopt`, which Swift's Glibc module does not
+/// declare (they are in `malloc.h`): they are looked up once, and without them (another C
+/// library) nothing is done. Nothing is done either under a sanitizer, whose allocator replaces
+/// glibc's: glibc's heap is then never set up, and `malloc_trim` walked its uninitialised bins
+/// and crashed (AddressSanitizer, two tests trimming at once, in the CI run of 8a15681).
 public enum HeapRelease {
   private typealias Trim = @convention(c) (Int) -> Int32
   private typealias Option = @convention(c) (Int32, Int32) -> Int32
@@ -42,17 +42,21 @@ public enum HeapRelease {
   /// its own, up to eight per core, and each keeps a few hundred KiB of free memory. Dispatch
   /// starts and ends worker threads as queues wake, so a day of fixes with subscribers coming
   /// and going met more and more of them at once: 10 arenas appeared after start-up and RSS
-  /// rose 4 MiB in 864,000 epochs, with a flat live heap (docs/profiling.md). One arena is
-  /// enough for a daemon whose threads mostly wait (each thread's tcache still serves small
-  /// blocks without the lock).
+  /// rose 4 MiB in 864,000 epochs, with a flat live heap (docs/notebook/profiling.md). One
+  /// arena is enough for a daemon whose threads mostly wait (each thread's tcache still serves
+  /// small blocks without the lock).
   public static func configureForLongRunning() {
     _ = option?(arenaMaximum, 1)
     _ = option?(mmapThreshold, pagesOfTheirOwn)
   }
 
   /// Releases every free page of every arena.
-  public static func now() {
-    _ = trim?(0)
+  ///
+  /// - Returns: whether any memory was given back to the system (never under a sanitizer, or
+  ///   without `malloc_trim`).
+  @discardableResult
+  public static func now() -> Bool {
+    (trim?(0) ?? 0) == 1
   }
 
   /// The backlog, in bytes, whose release is worth a trim (``afterBacklog()``): a sixteenth of
@@ -64,8 +68,8 @@ public enum HeapRelease {
   ///
   /// Those lines are small blocks spread through the heap among longer-lived ones, so glibc
   /// cannot give their pages back by shrinking the heap's top, and without a trim each burst's
-  /// high-water mark stayed resident for good (docs/profiling.md). Coalesced: one trim at most
-  /// every ``backlogTrimSpacing``, on a queue of its own, never on the caller's thread.
+  /// high-water mark stayed resident for good (docs/notebook/profiling.md). Coalesced: one trim
+  /// at most every ``backlogTrimSpacing``, on a queue of its own, never on the caller's thread.
   ///
   /// - Returns: whether this call scheduled the trim (`false`: one is already due).
   @discardableResult

@@ -6,8 +6,9 @@ import Glibc
 /// For work that may block (writing standard output to a stalled journal). On a Dispatch serial
 /// queue a blocked job holds a worker of Dispatch's overcommit pool, and the next queue to wake
 /// gets a new worker: over a long run the pool only grows, and every worker that ever allocated
-/// keeps a cache of freed blocks in the heap (docs/profiling.md, memory over uptime). Here the
-/// work of one queue is at most one thread, and a thread that ends gives its cache back.
+/// keeps a cache of freed blocks in the heap (docs/notebook/profiling.md, memory over uptime).
+/// Here the work of one queue is at most one thread, and a thread that ends gives its cache
+/// back.
 public final class SerialThread: Sendable {
   private struct Jobs: ~Copyable {
     var waiting: [@Sendable () -> Void] = []

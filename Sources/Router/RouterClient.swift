@@ -1,5 +1,6 @@
 internal import CurlShim
 import Glibc
+import POSIX
 public import Rerouting
 public import Routes
 
@@ -47,13 +48,18 @@ public final class RouterClient: @unchecked Sendable {
   private let writer: InstructionWriter
   private let caFile: String?
 
-  // Invariant: `pending`, `stopping` and `thread` are read and written only under `mutex`;
-  // `handle` is used by the client thread only (libcurl handles are not thread-safe).
-  private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-  private let wake: UnsafeMutablePointer<pthread_cond_t>
-  private var pending: (RouteRequest, @Sendable (RouterAnswer) -> Void)?
-  private var stopping = false
-  private var thread: pthread_t?
+  /// What the caller and the client thread share.
+  private struct Shared {
+    /// The request waiting for its turn, with where its answer goes.
+    var pending: (RouteRequest, @Sendable (RouterAnswer) -> Void)?
+    var stopping = false
+    /// The client thread, once started.
+    var thread: pthread_t?
+  }
+
+  // Invariant: `handle` is used by the client thread only (libcurl handles are not
+  // thread-safe); everything else the threads share is inside `shared`.
+  private let shared = Monitor(Shared())
   private let handle: OpaquePointer
 
   /// A client for the router at `baseURL` ("http://127.0.0.1:8002", "https://host/valhalla").
@@ -90,21 +96,11 @@ public final class RouterClient: @unchecked Sendable {
     self.writer = writer
     self.caFile = caFile
     handle = h
-    mutex = .allocate(capacity: 1)
-    mutex.initialize(to: pthread_mutex_t())
-    pthread_mutex_init(mutex, nil)
-    wake = .allocate(capacity: 1)
-    wake.initialize(to: pthread_cond_t())
-    pthread_cond_init(wake, nil)
   }
 
   deinit {
     close()
     curlshim_free(handle)
-    pthread_cond_destroy(wake)
-    wake.deallocate()
-    pthread_mutex_destroy(mutex)
-    mutex.deallocate()
   }
 
   /// Sends `request` on the client's thread; `deliver` is called on that thread with the
@@ -114,12 +110,16 @@ public final class RouterClient: @unchecked Sendable {
   public func send(
     _ request: RouteRequest, deliver: @escaping @Sendable (RouterAnswer) -> Void
   ) {
-    pthread_mutex_lock(mutex)
-    defer { pthread_mutex_unlock(mutex) }
-    guard !stopping else { return }
-    pending = (request, deliver)
-    startThreadLocked()
-    pthread_cond_signal(wake)
+    shared.change(wakingWhen: { s in
+      guard !s.stopping else { return false }
+      s.pending = (request, deliver)
+      if s.thread == nil {
+        // The thread holds the client until it ends (``close()``). Without a thread the
+        // request waits and a later send tries again.
+        if case .success(let t) = startThread({ [self] in loop() }) { s.thread = t }
+      }
+      return true
+    })
   }
 
   /// Sends `request` and waits for its answer (at most the timeout, plus the answer to a
@@ -138,45 +138,31 @@ public final class RouterClient: @unchecked Sendable {
   /// The thread keeps the client alive until then, so an owner that is done with it calls
   /// this (never from a `deliver` closure, which runs on that thread).
   public func close() {
-    pthread_mutex_lock(mutex)
-    stopping = true
-    pending = nil
-    let t = thread
-    thread = nil
-    pthread_cond_signal(wake)
-    pthread_mutex_unlock(mutex)
-    if let t { pthread_join(t, nil) }
+    var thread: pthread_t?
+    shared.change(wakingWhen: { s in
+      s.stopping = true
+      s.pending = nil
+      thread = s.thread
+      s.thread = nil
+      return true
+    })
+    if let thread { pthread_join(thread, nil) }
   }
 
   // MARK: - The thread
 
-  private func startThreadLocked() {
-    guard thread == nil else { return }
-    var t = pthread_t()
-    let context = Unmanaged.passRetained(self).toOpaque()
-    let r = pthread_create(
-      &t, nil,
-      { raw in
-        guard let raw else { return nil }
-        let client = Unmanaged<RouterClient>.fromOpaque(raw).takeRetainedValue()
-        client.loop()
-        return nil
-      }, context)
-    if r == 0 {
-      thread = t
-    } else {
-      Unmanaged<RouterClient>.fromOpaque(context).release()
-    }
-  }
-
+  /// The client thread: one request at a time, until ``close()``.
   private func loop() {
     while true {
-      pthread_mutex_lock(mutex)
-      while pending == nil && !stopping { pthread_cond_wait(wake, mutex) }
-      let job = pending
-      pending = nil
-      let stop = stopping
-      pthread_mutex_unlock(mutex)
+      var job: (RouteRequest, @Sendable (RouterAnswer) -> Void)?
+      var stop = false
+      shared.wait(
+        until: { s in
+          stop = s.stopping
+          job = s.pending
+          s.pending = nil
+          return stop || job != nil
+        }, timeout: 60)
       if stop { return }
       guard let (request, deliver) = job else { continue }
       deliver(perform(request))
@@ -232,40 +218,26 @@ public final class RouterClient: @unchecked Sendable {
 }
 
 /// One answer handed from the client thread to a waiting caller.
-private final class AnswerBox: @unchecked Sendable {
-  // Invariant: `answer` is read and written only under `mutex`. The mutex and condition live
-  // at fixed addresses (a stored property passed inout may be a temporary copy).
-  private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-  private let ready: UnsafeMutablePointer<pthread_cond_t>
-  private var answer: RouterAnswer?
-
-  init() {
-    mutex = .allocate(capacity: 1)
-    mutex.initialize(to: pthread_mutex_t())
-    pthread_mutex_init(mutex, nil)
-    ready = .allocate(capacity: 1)
-    ready.initialize(to: pthread_cond_t())
-    pthread_cond_init(ready, nil)
-  }
-
-  deinit {
-    pthread_cond_destroy(ready)
-    ready.deallocate()
-    pthread_mutex_destroy(mutex)
-    mutex.deallocate()
-  }
+private final class AnswerBox: Sendable {
+  private let answer = Monitor<RouterAnswer?>(nil)
 
   func put(_ a: RouterAnswer) {
-    pthread_mutex_lock(mutex)
-    answer = a
-    pthread_cond_broadcast(ready)
-    pthread_mutex_unlock(mutex)
+    answer.change(wakingWhen: { value in
+      value = a
+      return true
+    })
   }
 
+  /// Blocks until the answer is there.
   func take() -> RouterAnswer? {
-    pthread_mutex_lock(mutex)
-    defer { pthread_mutex_unlock(mutex) }
-    while answer == nil { pthread_cond_wait(ready, mutex) }
-    return answer
+    var taken: RouterAnswer?
+    while taken == nil {
+      answer.wait(
+        until: { value in
+          taken = value
+          return value != nil
+        }, timeout: 60)
+    }
+    return taken
   }
 }

@@ -2,6 +2,7 @@ import CommandLineSupport
 import Events
 import Glibc
 import POSIX
+import Wire
 
 /// The `stepwised` options of the subscriber socket, parsed from the command line.
 ///

@@ -16,7 +16,26 @@ extension StepwiseTool {
     latitude and longitude, speed, course, fix mode and quality, accuracy (68 %), HDOP and
     satellites. --json writes each as a gpsd TPV object (eph is the 95 % figure, as gpsd's);
     --verbose says on standard error why each rejected line was rejected, and how many were.
+    Before the receiver has given a date (NMEA GGA and GLL carry only the time of day), the
+    time is printed as the time of day and "(no date)", and --json leaves it out, as gpsd does.
     """
+
+  /// 1980-01-06T00:00:00Z, the start of GPS time, in seconds since the Unix epoch.
+  ///
+  /// A fix before it has no date: the NMEA reader counts days from 1970-01-01 until a sentence
+  /// gives one, and no receiver reports a time before GPS time began.
+  static let gpsEpoch = 315_964_800.0
+
+  /// Whether the receiver had given a date by the time of `fix`.
+  static func hasDate(_ fix: Fix) -> Bool { fix.time >= gpsEpoch }
+
+  /// The time of `fix` as ISO 8601, or only its time of day (`19:14:34.960Z (no date)`)
+  /// before the receiver gave a date.
+  static func time(_ fix: Fix) -> String {
+    let iso = UTCTime.iso8601(fix.time)
+    guard !hasDate(fix), let t = iso.firstIndex(of: "T") else { return iso }
+    return iso[iso.index(after: t)...] + " (no date)"
+  }
 
   /// Reads the whole track and writes its fixes.
   static func fixesCommand(_ args: inout Arguments, _ out: OutputSink) throws {
@@ -88,7 +107,7 @@ extension StepwiseTool {
     o.append("device", .string(device))
     o.append("mode", .number(Double(mode(fix))))
     if let s = status(fix.quality) { o.append("status", .number(Double(s))) }
-    o.append("time", .string(UTCTime.iso8601(fix.time)))
+    if hasDate(fix) { o.append("time", .string(UTCTime.iso8601(fix.time))) }
     if let c = fix.coordinate {
       o.append("lat", .number(c.latitude))
       o.append("lon", .number(c.longitude))
@@ -118,7 +137,7 @@ extension StepwiseTool {
     let position =
       fix.coordinate.map { "\(number($0.latitude, 7)) \(number($0.longitude, 7))" } ?? "no fix"
     return [
-      UTCTime.iso8601(fix.time), position, mode(fix) == 1 ? "mode 1" : "\(mode(fix))D",
+      time(fix), position, mode(fix) == 1 ? "mode 1" : "\(mode(fix))D",
       fix.quality.rawValue, "speed " + number(fix.speed, 2, " m/s"),
       "course " + number(fix.course, 1, "°"), "accuracy " + number(fix.horizontalAccuracy, 1, " m"),
       "hdop " + number(fix.hdop, 2), "sats " + (fix.satellites.map(String.init) ?? "-"),

@@ -14,10 +14,7 @@ extension StepwiseTool {
     guard !dirs.isEmpty else { throw UsageError("scenario score needs at least one folder") }
     var scores: [QualityScore] = []
     var closedLoop: [ClosedLoopScore] = []
-    for dir in dirs {
-      var d = dir
-      while d.count > 1 && d.hasSuffix("/") { d.removeLast() }
-      if d.hasSuffix(".md") || d.hasSuffix("/README") { continue }
+    for d in try ScenarioFolders.expand(dirs) {
       if let config = try? readWholeFile(d + "/scenario.json"),
         ClosedLoopScenario.isClosedLoop(config)
       {

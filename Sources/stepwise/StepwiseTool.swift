@@ -26,6 +26,8 @@ public enum StepwiseTool {
       scenario make DIR...                 regenerate drive.nmea from the recipe, then
                                            the transcript
       scenario score DIR... [--markdown]   guidance quality figures per scenario and in total
+                                           (a DIR with scenario.json is a scenario; other
+                                           folders are walked; files are skipped)
       render DIR|TRACK [--route R] --output FILE.svg   draw a run: map and timeline
       drive DIR|ROUTE --router URL [--mistakes M,…]  a virtual vehicle in a closed loop with
                                            stepwised and a router (stepwise drive --help)
@@ -222,7 +224,17 @@ public enum StepwiseTool {
     }
     guard !dirs.isEmpty else { throw UsageError("scenario \(verb) needs at least one folder") }
     var failures = 0
-    for dir in dirs {
+    var closedLoop = 0
+    let scenarios = try ScenarioFolders.expand(dirs)
+    for dir in scenarios {
+      if let config = try? readWholeFile(dir + "/scenario.json"),
+        ClosedLoopScenario.isClosedLoop(config)
+      {
+        // Driven against a router (stepwise drive), not replayed against a transcript.
+        out.line("\(dir): skipped (closed loop: stepwise drive \(dir) --router URL)")
+        closedLoop += 1
+        continue
+      }
       let scenario = try Scenario(directory: dir)
       if verb == "make" {
         let track = try scenario.simulatedTrack()
@@ -249,7 +261,10 @@ public enum StepwiseTool {
       }
     }
     if verb == "run" && !update {
-      out.line("\(dirs.count - failures) passed, \(failures) failed")
+      let replayed = scenarios.count - closedLoop
+      out.line(
+        "\(replayed - failures) passed, \(failures) failed"
+          + (closedLoop > 0 ? ", \(closedLoop) closed-loop skipped" : ""))
     }
     return failures == 0 ? 0 : 1
   }

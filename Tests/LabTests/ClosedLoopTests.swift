@@ -141,8 +141,15 @@ import Testing
   static let runs: [String] = {
     let root = repositoryFile("Simulations/closed-loop")
     let names = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
-    return names.filter { $0.first?.isNumber == true }.sorted().map { root + "/" + $0 }
+    return names.filter { $0.hasPrefix("c") }.sorted().map { root + "/" + $0 }
   }()
+
+  @Test func theClosedLoopScenariosAreNumberedApartFromTheOpenLoopOnes() {
+    let names = Self.runs.map { $0.split(separator: "/").last.map(String.init) ?? "" }
+    #expect(names.count >= 7, "\(names)")
+    #expect(
+      names.allSatisfy { $0.hasPrefix("c") && $0.dropFirst().prefix(2).allSatisfy(\.isNumber) })
+  }
 
   @Test(arguments: runs)
   func everyRecordedClosedLoopDriveMeetsTheBars(directory: String) throws {
@@ -169,9 +176,9 @@ import Testing
 
   /// The scorer counts what it should: an announcement said again, and one for a maneuver behind.
   @Test func theScoreCountsARepeatedAnnouncementAndOneForAPassedManeuver() throws {
-    let path = repositoryFile("Simulations/closed-loop/045-monaco-missed-turn/run.jsonl")
+    let path = repositoryFile("Simulations/closed-loop/c01-monaco-missed-turn/run.jsonl")
     let bytes = readBytes(path)
-    let clean = ClosedLoopScore(try ClosedLoopRun(bytes: bytes), name: "045")
+    let clean = ClosedLoopScore(try ClosedLoopRun(bytes: bytes), name: "c01")
     #expect(clean.duplicates == 0 && clean.passed == 0)
     let lines = bytes.split(separator: 0x0A).map { String(decoding: $0, as: UTF8.self) }
     let last = try #require(lines.last { $0.contains("\"class\":\"TRUTH\"") })
@@ -189,7 +196,7 @@ import Testing
     func score(_ extra: String) throws -> ClosedLoopScore {
       ClosedLoopScore(
         try ClosedLoopRun(bytes: Array((lines + [extra]).joined(separator: "\n").utf8)),
-        name: "045 changed")
+        name: "c01 changed")
     }
     // The first final announcement of the new route, said again at the end of the drive: the same id.
     let now = try #require(

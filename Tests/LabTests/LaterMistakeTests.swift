@@ -56,7 +56,7 @@ import Testing
 
   @Test func theRecordedSecondMistakeIsMadeOnTheNewRouteAndTheDriveArrives() throws {
     let s = try ClosedLoopScenario(
-      directory: repositoryFile("Simulations/closed-loop/051-monaco-missed-turn-twice"),
+      directory: repositoryFile("Simulations/closed-loop/c07-monaco-missed-turn-twice"),
       read: { [UInt8](try Data(contentsOf: URL(fileURLWithPath: $0))) })
     let run = try #require(s.run)
     let mistakes = run.actions.filter { $0.kind == .mistake }

@@ -17,9 +17,46 @@ import Testing
     return names.filter { $0.first?.isNumber == true }.sorted().map { root + "/" + $0 }
   }()
 
-  @Test func thereAreScenariosForEveryRequiredSituation() {
-    let names = Self.scenarios.map { $0.split(separator: "/").last.map(String.init) ?? "" }
-    #expect(names.count >= 6, "\(names)")
+  /// The situations the suite must always cover: the scenario that shows each, what its golden
+  /// must say, and what it must not.
+  static let situations: [(situation: String, scenario: String, says: [String], never: [String])] =
+    [
+      ("a plain drive to arrival", "001-marais-drive", [#""class":"ARRIVED""#], []),
+      (
+        "a missed turn, off route and back on it", "003-missed-turn-and-return",
+        [#""class":"OFFROUTE""#, #""class":"ONROUTE""#, #""class":"ARRIVED""#], []
+      ),
+      (
+        "a tunnel without fix, GPS lost and restored", "004-tunnel-dropout",
+        [#""status":"lost""#, #""status":"acquired""#], [#""class":"OFFROUTE""#]
+      ),
+      ("a change of travel mode", "005-walk-then-drive", [#""kind":"mode""#], []),
+      ("Korean", "006-korean-roundabouts", ["출발"], [" meters"]),
+      ("imperial units", "008-cycling-imperial", [" feet"], [" meters"]),
+      ("intermediate waypoints", "010-multileg-waypoints", [#""kind":"waypoint""#], []),
+      (
+        "a wrong turn and no return", "015-baltimore-wrong-turn-no-return",
+        [#""class":"OFFROUTE""#], [#""class":"ARRIVED""#]
+      ),
+      (
+        "a receiver that falls silent", "045-marais-receiver-silent",
+        [#""status":"lost""#, #""status":"acquired""#], []
+      ),
+    ]
+
+  @Test func thereAreScenariosForEveryRequiredSituation() throws {
+    for s in Self.situations {
+      let directory = try #require(
+        Self.scenarios.first { $0.hasSuffix("/" + s.scenario) },
+        "no scenario \(s.scenario) for \(s.situation)")
+      let golden = String(decoding: readBytes(directory + "/expected.jsonl"), as: UTF8.self)
+      for text in s.says {
+        #expect(golden.contains(text), "\(s.scenario) (\(s.situation)) never says \(text)")
+      }
+      for text in s.never {
+        #expect(!golden.contains(text), "\(s.scenario) (\(s.situation)) says \(text)")
+      }
+    }
   }
 
   @Test(arguments: scenarios)

@@ -11,7 +11,7 @@ import Wire
 /// After lines waited for a slow reader, the heap they took is given back.
 ///
 /// The lines are small blocks among longer-lived ones, so without a trim the heap kept each
-/// backlog's high-water mark (docs/profiling.md, memory over uptime).
+/// backlog's high-water mark (docs/notebook/profiling.md, memory over uptime).
 ///
 /// The time limit guards against a hang, not a slow run. Under ThreadSanitizer both tests were
 /// reported after 319 s (`.ci/run` on 30f1203), each well under a second alone: they waited

@@ -74,7 +74,7 @@ import Testing
   @Test func theRecordedDrivesAreScoredAndMeetTheBars() throws {
     let dirs = try FileManager.default.contentsOfDirectory(
       atPath: repositoryFile("Simulations/closed-loop")
-    ).filter { $0.first?.isNumber == true }.sorted().map { "Simulations/closed-loop/" + $0 }
+    ).filter { $0.hasPrefix("c") }.sorted().map { "Simulations/closed-loop/" + $0 }
     #expect(dirs.count >= 6)
     let r = try runTool("stepwise", ["scenario", "score", "--check"] + dirs)
     #expect(r.status == 0, "\(r.stdout)\n\(r.stderr)")

@@ -187,3 +187,117 @@ import Testing
     #expect(r.stdout.contains("1 passed, 0 failed"))
   }
 }
+
+/// `stepwise scenario run` on a folder laid out as `Simulations/` is: scenarios, a README and a
+/// folder of closed-loop scenarios.
+@Suite(.blocking, .serialized) struct ScenarioRunFoldersTests {
+  static func suite() throws -> URL {
+    let fm = FileManager.default
+    let dir = fm.temporaryDirectory.appendingPathComponent("stepwise-\(getpid())-scenarios")
+    try? fm.removeItem(at: dir)
+    try fm.createDirectory(
+      at: dir.appendingPathComponent("closed-loop"), withIntermediateDirectories: true)
+    for (from, to) in [
+      ("Simulations/001-marais-drive", "001-marais-drive"),
+      ("Simulations/002-out-and-back", "002-out-and-back"),
+      ("Simulations/README.md", "README.md"),
+      ("Simulations/closed-loop/c01-monaco-missed-turn", "closed-loop/c01-monaco-missed-turn"),
+    ] {
+      try fm.copyItem(
+        at: URL(fileURLWithPath: repositoryFile(from)), to: dir.appendingPathComponent(to))
+    }
+    return dir
+  }
+
+  @Test func aFolderAndItsGlobReplayTheSameScenariosAndSkipTheRest() throws {
+    let dir = try Self.suite()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let root = dir.path
+    let expected = [
+      "\(root)/001-marais-drive: ok",
+      "\(root)/002-out-and-back: ok",
+      "\(root)/closed-loop/c01-monaco-missed-turn: skipped (closed loop:",
+      "2 passed, 0 failed, 1 closed-loop skipped",
+    ]
+    let glob = ["001-marais-drive", "002-out-and-back", "README.md", "closed-loop"].map {
+      "\(root)/\($0)"
+    }
+    for arguments in [[root], [root + "/"], glob] {
+      let r = try runTool("stepwise", ["scenario", "run"] + arguments)
+      #expect(r.status == 0, "\(r.stdout)\n\(r.stderr)")
+      let lines = r.stdout.split(separator: "\n").map(String.init)
+      #expect(lines.count == expected.count, "\(r.stdout)")
+      for (line, start) in zip(lines, expected) {
+        #expect(line.hasPrefix(start), "\(line)")
+      }
+    }
+  }
+
+  @Test func aChangedTranscriptFailsAndAMissingFolderIsAnError() throws {
+    let dir = try Self.suite()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let golden = dir.appendingPathComponent("002-out-and-back/expected.jsonl")
+    var text = try String(contentsOf: golden, encoding: .utf8)
+    text = text.replacingOccurrences(of: "Depart", with: "Leave")
+    try Data(text.utf8).write(to: golden)
+    let r = try runTool("stepwise", ["scenario", "run", dir.path])
+    #expect(r.status == 1)
+    #expect(r.stdout.contains("002-out-and-back: FAIL"), "\(r.stdout)")
+    #expect(r.stdout.contains("1 passed, 1 failed, 1 closed-loop skipped"), "\(r.stdout)")
+    let missing = try runTool("stepwise", ["scenario", "run", dir.path + "/009-typo"])
+    #expect(missing.status == 1)
+    #expect(missing.stderr.contains("009-typo: no such file or folder"), "\(missing.stderr)")
+    #expect(missing.stdout.isEmpty)
+  }
+}
+
+/// A replay whose every line is rejected fails and says why; one with a good epoch among bad
+/// lines replays it, and an empty track is an empty drive.
+@Suite(.blocking, .serialized) struct CorruptedReplayTests {
+  static let route = "Simulations/001-marais-drive/route.json"
+
+  @Test func anNMEALogOfRejectedLinesFailsWithTheCountByReason() throws {
+    var track = Array("$GPRMC,080000.00,A,4851.2000,N,00221.3000,E,0.0,0.0,010524,,,A*00\r\n".utf8)
+    track += Array("$GPGGA,080001.00,4851.2000,N*37\r\n".utf8)
+    track += (0..<300).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }.filter { $0 != 0x24 }
+    let r = try runTool("stepwised", ["--route", Self.route, "--fast", "-"], stdin: Data(track))
+    #expect(r.status == 1, "\(r.stderr)")
+    #expect(r.stdout.isEmpty, "\(r.stdout)")
+    #expect(
+      r.stderr.contains("standard input: nothing to replay: not one epoch,"), "\(r.stderr)")
+    #expect(r.stderr.contains("(1 bad checksum, 1 malformed, "), "\(r.stderr)")
+    #expect(r.stderr.contains(" not NMEA)"), "\(r.stderr)")
+    // The same paced (no prefetch) and from a file.
+    let paced = try runTool(
+      "stepwised", ["--route", Self.route, "--replay-speed", "1000", "-"], stdin: Data(track))
+    #expect(paced.status == 1)
+    #expect(paced.stderr.contains("nothing to replay"), "\(paced.stderr)")
+  }
+
+  @Test func aGpsdCaptureOfRejectedLinesFailsWithTheCountByReason() throws {
+    let lines = [
+      #"{"class":"VERSION","release":"3.22"}"#, #"{"class":"TPV","mode":"#,
+      #"{"class":"TPV","mode":"#, "not json at all",
+    ]
+    let r = try runTool(
+      "stepwised", ["--route", Self.route, "--fast", "-"],
+      stdin: Data((lines.dropFirst().joined(separator: "\n") + "\n").utf8))
+    #expect(r.status == 1, "\(r.stderr)")
+    #expect(r.stderr.contains("nothing to replay: not one epoch, 3 rejected ("), "\(r.stderr)")
+    #expect(r.stderr.contains("1 no JSON object"), "\(r.stderr)")
+    // A report that is not a fix is no rejection: an empty drive, status 0.
+    let quiet = try runTool(
+      "stepwised", ["--route", Self.route, "--fast", "-"], stdin: Data((lines[0] + "\n").utf8))
+    #expect(quiet.status == 0, "\(quiet.stderr)")
+  }
+
+  @Test func goodEpochsAmongBadLinesAndAnEmptyTrackStillSucceed() throws {
+    var track = readBytes(repositoryFile("Simulations/001-marais-drive/drive.nmea"))
+    track.insert(contentsOf: Array("$GPRMC,garbage*00\r\n\u{1}\u{2}binary\n".utf8), at: 200)
+    let r = try runTool("stepwised", ["--route", Self.route, "--fast", "-"], stdin: Data(track))
+    #expect(r.status == 0, "\(r.stderr)")
+    #expect(r.stdout.contains("ARRIVED"))
+    let empty = try runTool("stepwised", ["--route", Self.route, "--fast", "-"], stdin: Data())
+    #expect(empty.status == 0, "\(empty.stderr)")
+  }
+}

@@ -82,6 +82,31 @@ import Testing
     #expect(verbose.stderr.contains("bad checksum"), "\(verbose.stderr)")
     #expect(verbose.stderr.contains("1 rejected"), "\(verbose.stderr)")
   }
+
+  /// GGA gives the time of day only: until an RMC gives the date, a fix has a time of day and
+  /// no date, and its TPV no time (gpsd leaves the time out); never 1970-01-01.
+  @Test func aFixBeforeTheReceiverGaveADateHasNoDate() throws {
+    let track = NMEATestInput.sentences(
+      "GPGGA,191434.00,4851.2000,N,00221.3000,E,1,08,0.9,35.0,M,47.0,M,,",
+      "GPGGA,191435.00,4851.2010,N,00221.3000,E,1,08,0.9,35.0,M,47.0,M,,",
+      "GPRMC,191436.00,A,4851.2020,N,00221.3000,E,0.5,10.0,010524,,,A",
+      "GPGGA,191436.00,4851.2020,N,00221.3000,E,1,08,0.9,35.0,M,47.0,M,,",
+      "GPGGA,191437.00,4851.2030,N,00221.3000,E,1,08,0.9,35.0,M,47.0,M,,")
+    let readable = try runTool("stepwise", ["fixes", "-"], stdin: Data(track.utf8))
+    #expect(readable.status == 0, "\(readable.stderr)")
+    let lines = readable.stdout.split(separator: "\n").map(String.init)
+    #expect(lines.count == 4, "\(readable.stdout)")
+    #expect(lines.first?.hasPrefix("19:14:34.000Z (no date)  48.8533333 2.355") == true, "\(lines)")
+    #expect(lines.dropFirst().first?.hasPrefix("19:14:35.000Z (no date)") == true, "\(lines)")
+    #expect(lines.dropFirst(2).first?.hasPrefix("2024-05-01T19:14:36.000Z") == true, "\(lines)")
+    #expect(lines.last?.hasPrefix("2024-05-01T19:14:37.000Z") == true, "\(lines)")
+    #expect(!readable.stdout.contains("1970"))
+    let json = try runTool("stepwise", ["fixes", "--json", "-"], stdin: Data(track.utf8))
+    let times = json.stdout.split(separator: "\n").map {
+      (try? JSONParser.parse(String($0)))?["time"]?.stringValue
+    }
+    #expect(times == [nil, nil, "2024-05-01T19:14:36.000Z", "2024-05-01T19:14:37.000Z"])
+  }
 }
 
 /// Every command is in `stepwise --help` and in the man page, and the tool knows it.

@@ -6,7 +6,6 @@ import POSIX
 import Rerouting
 import Router
 public import Routes
-import Subscribers
 import Synchronization
 import Wire
 

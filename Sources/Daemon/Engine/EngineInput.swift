@@ -1,6 +1,5 @@
 public import Geodesy
 public import Router
-public import Subscribers
 public import Wire
 
 /// One input of the engine, in the order the sources produced it.

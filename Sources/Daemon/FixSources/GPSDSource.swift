@@ -10,7 +10,7 @@ import Wire
 ///
 /// Everything that touches libgps runs on the source's own serial queue, in a blocking loop
 /// (`poll` on gpsd's socket and the stop flag, with a timeout only when a deadline is due,
-/// then `gps_read`): never on the cooperative pool, and
+/// then a read of gpsd's next line): never on the cooperative pool, and
 /// never held up by output, since inputs go to the engine through an unbounded stream and the
 /// engine's sinks never block it. gpsd drops clients that do not drain their socket.
 ///

@@ -126,6 +126,8 @@ struct TrackDecoder {
   private var nmea = NMEAReader()
   private var capture = GPSDCaptureReader()
   private var ended = false
+  /// The gpsd capture's rejected lines by reason (the NMEA reader counts its own).
+  private let captureRejections = RejectionTally()
   /// The reader's statistics, once the file has ended.
   private(set) var statistics: String?
 
@@ -133,14 +135,19 @@ struct TrackDecoder {
     file = input.file
     self.name = name
     self.verbose = verbose
-    if verbose {
-      nmea.onReject = { r in logLine(7, "\(r)") }
-      capture.onReject = { r in logLine(7, r) }
+    if verbose { nmea.onReject = { r in logLine(7, "\(r)") } }
+    let tally = captureRejections
+    capture.onReject = { r in
+      if verbose { logLine(7, r) }
+      tally.count(r)
     }
   }
 
   /// The epochs completed by the next read (possibly none); `nil` once the file has ended
   /// and its last epochs were returned.
+  ///
+  /// - Throws: ``TrackRejectedError`` at the end of a track that gave not one epoch and had
+  ///   lines rejected (a corrupted log, a file that is not a track).
   mutating func next() throws -> [Fix]? {
     guard !ended else { return nil }
     let n = try file.read(into: &buffer)
@@ -165,10 +172,24 @@ struct TrackDecoder {
       switch kind {
       case .gpsdJSON?:
         fixes += capture.finish()
-        statistics = capture.statistics.description
+        let s = capture.statistics
+        statistics = s.description
+        if s.reports == 0 && s.rejectedLines > 0 {
+          throw TrackRejectedError(
+            track: name, rejected: s.rejectedLines, reasons: captureRejections.reasons)
+        }
       default:
         fixes += nmea.finish()
-        statistics = "\(nmea.statistics)"
+        let s = nmea.statistics
+        statistics = "\(s)"
+        if s.epochs == 0 && s.rejected > 0 {
+          let reasons = [
+            (s.badChecksum, "bad checksum"), (s.malformed, "malformed"),
+            (s.overlong, "overlong"), (s.truncated, "truncated"), (s.garbage, "not NMEA"),
+            (s.outOfOrder, "out of order"),
+          ].filter { $0.0 > 0 }
+          throw TrackRejectedError(track: name, rejected: s.rejected, reasons: reasons)
+        }
       }
     }
     return fixes
@@ -182,6 +203,47 @@ struct TrackDecoder {
   }
 
   func close() { file.close() }
+}
+
+/// A track whose lines were rejected and gave not one epoch (a corrupted log, a file that is
+/// not a track): nothing to replay, and the replay fails (exit status 1) rather than end as if
+/// the drive had been empty.
+struct TrackRejectedError: Error, CustomStringConvertible {
+  /// The track's name (a path, or "standard input").
+  var track: String
+  /// Lines (NMEA: sentences and runs of bytes outside any sentence) rejected.
+  var rejected: Int
+  /// How many were rejected for each reason, most first.
+  var reasons: [(Int, String)]
+
+  var description: String {
+    let why = reasons.map { "\($0.0) \($0.1)" }.joined(separator: ", ")
+    return "\(track): nothing to replay: not one epoch, \(rejected) rejected (\(why))"
+  }
+}
+
+/// Rejected lines counted by reason, for a reader that reports only a reason per line.
+///
+/// A reason's `gpsd capture line N: ` prefix is dropped, so lines rejected alike count
+/// together.
+final class RejectionTally {
+  // Used only by the queue that reads the track (a decoder is never shared).
+  private var counts: [String: Int] = [:]
+
+  func count(_ reason: String) {
+    var why = Substring(reason)
+    if why.hasPrefix("gpsd capture line "), let colon = why.firstIndex(of: ":") {
+      why = why[why.index(after: colon)...].drop { $0 == " " }
+    }
+    counts[String(why), default: 0] += 1
+  }
+
+  /// The reasons, most first (then by name), at most five and "other" for the rest.
+  var reasons: [(Int, String)] {
+    let all = counts.map { ($0.value, $0.key) }.sorted { $0.0 != $1.0 ? $0.0 > $1.0 : $0.1 < $1.1 }
+    guard all.count > 5 else { return all }
+    return Array(all.prefix(5)) + [(all.dropFirst(5).reduce(0) { $0 + $1.0 }, "other")]
+  }
 }
 
 /// A `--fast` replay's reading and decoding, started before the route is loaded so the two

@@ -1,8 +1,10 @@
 // GPSShim: a small C layer over libgps with plain C types only.
 //
+// libgps opens the connection to gpsd, sends ?WATCH and closes it; the shim hands Swift each
+// line gpsd sends, raw, and Swift decodes it once (libgps does not unpack it: GPSShim.c).
 // Swift never sees `struct gps_data_t`: its size and layout change between gpsd releases
-// (24 KB in 3.22, 38 KB in 3.26, 49 KB in master), and so do a few signatures and names. Every
-// such difference is handled in GPSShim.c. This header deliberately does not include <gps.h>.
+// (24 KB in 3.22, 38 KB in 3.26, 49 KB in master), and so do a few signatures. Every such
+// difference is handled in GPSShim.c. This header deliberately does not include <gps.h>.
 //
 // A session is confined to one thread or serial queue at a time: libgps is not thread-safe.
 #ifndef GPSSHIM_H
@@ -16,49 +18,8 @@
 extern "C" {
 #endif
 
-/// An open connection to gpsd: a heap-allocated `struct gps_data_t` plus a message buffer.
+/// An open connection to gpsd: a heap-allocated `struct gps_data_t` plus line buffers.
 typedef struct gpsshim_session gpsshim_session;
-
-/// The class of the report that `gpsshim_read` just unpacked.
-typedef enum {
-  GPSSHIM_KIND_NONE = 0,
-  GPSSHIM_KIND_TPV = 1,
-  GPSSHIM_KIND_SKY = 2,
-  GPSSHIM_KIND_OTHER = 3,
-} gpsshim_kind;
-
-/// The fix status, numbered like gpsd's JSON `status` (the shim's own names: libgps renamed
-/// `STATUS_FIX` to `STATUS_GPS` in 3.23.1).
-typedef enum {
-  GPSSHIM_STATUS_UNKNOWN = 0,
-  GPSSHIM_STATUS_GPS = 1,
-  GPSSHIM_STATUS_DGPS = 2,
-  GPSSHIM_STATUS_RTK_FIXED = 3,
-  GPSSHIM_STATUS_RTK_FLOAT = 4,
-  GPSSHIM_STATUS_DEAD_RECKONING = 5,
-  GPSSHIM_STATUS_GNSS_DEAD_RECKONING = 6,
-  GPSSHIM_STATUS_TIME_ONLY = 7,
-  GPSSHIM_STATUS_SIMULATED = 8,
-  GPSSHIM_STATUS_PY = 9,
-} gpsshim_status;
-
-/// The last fix libgps accumulated, flattened. Doubles are NaN when absent; `time_sec` and
-/// `time_nsec` are both 0 when the fix has no time.
-typedef struct {
-  int mode;           // 0 not seen, 1 no fix, 2 = 2D, 3 = 3D
-  int status;         // gpsshim_status
-  int64_t time_sec;   // UTC, seconds since 1970
-  int64_t time_nsec;
-  double latitude, longitude;        // degrees
-  double alt_hae, alt_msl;           // metres
-  double track;                      // degrees clockwise from true north
-  double speed, climb;               // metres per second
-  double eph, epx, epy, epv;         // metres, 95 % confidence
-  double eps;                        // metres per second, 95 %
-  double ept;                        // seconds, 95 %
-  double epd;                        // degrees, 95 %
-  uint64_t set;                      // libgps's `set` mask after the last read
-} gpsshim_fix;
 
 /// Whether the shim was compiled against <gps.h> (false: every call fails).
 bool gpsshim_available(void);
@@ -77,19 +38,18 @@ gpsshim_session *gpsshim_open(const char *host, const char *port, int *error);
 /// Returns 0 on success, or an errno value.
 int gpsshim_watch(gpsshim_session *session, bool enable, const char *device);
 
-/// Whether data is buffered or the socket is readable within `timeout_us` microseconds.
-/// False both on timeout and on error (end of stream counts as readable).
+/// Whether a whole line is buffered or the socket is readable within `timeout_us` microseconds
+/// (rounded up to milliseconds). False both on timeout and on error (end of stream counts as
+/// readable).
 bool gpsshim_waiting(gpsshim_session *session, int timeout_us);
 
-/// Reads and unpacks one report. Returns -1 at end of stream or on error, 0 when only part of
-/// a line is buffered, or the number of bytes consumed; `*kind` says which class was unpacked.
-int gpsshim_read(gpsshim_session *session, gpsshim_kind *kind);
+/// Takes the next line gpsd sent, reading the socket once when no whole line is buffered.
+/// Returns -1 at end of stream (errno 0) or on a read error (errno set), 0 when only part of a
+/// line has arrived, or the line's length in bytes, newline included.
+int gpsshim_read(gpsshim_session *session);
 
-/// The raw JSON line of the last report `gpsshim_read` unpacked, NUL-terminated.
+/// The line the last `gpsshim_read` returned, NUL-terminated, as gpsd sent it.
 const char *gpsshim_message(const gpsshim_session *session, size_t *length);
-
-/// Copies the accumulated fix into `out`.
-void gpsshim_get_fix(const gpsshim_session *session, gpsshim_fix *out);
 
 /// The socket's file descriptor.
 int gpsshim_fd(const gpsshim_session *session);

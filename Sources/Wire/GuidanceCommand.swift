@@ -1,11 +1,12 @@
 public import Routes
-import Wire
 
-/// A command that changes guidance, handed by the ``SubscriberServer`` to the owner of the
-/// navigation session (the engine).
+/// A command that changes guidance, handed by a command's transport (the subscriber socket, the
+/// fleet uplink) to the owner of the navigation session (the engine).
 ///
-/// The server has already checked the peer's permission, decoded and validated the route document,
-/// and checked the alternative's index against the document it knows.
+/// It lives here, beside the commands' wire form, so that the engine takes it without
+/// depending on any transport. The transport has already checked the peer's permission,
+/// decoded and validated the route document, and checked the alternative's index against the
+/// document it knows.
 public enum GuidanceCommand: Sendable, Equatable {
   /// Switch to alternative `routeIndex` of the loaded document and start guiding from the next fix.
   case select(routeIndex: Int)
@@ -22,7 +23,8 @@ public enum GuidanceCommand: Sendable, Equatable {
   case reload(RouteDocument, routeIndex: Int)
 }
 
-/// Carries out a ``GuidanceCommand``; implemented by the engine, called by the server.
+/// Carries out a ``GuidanceCommand``; implemented by the engine, called by the transport (the
+/// subscriber socket's server).
 ///
 /// Called on a Dispatch queue of the server, once at a time per client connection (possibly
 /// concurrently for different connections). It must return at once, without blocking: hand the
