@@ -317,4 +317,28 @@ import Testing
     // The fixture's name spells its lanes' validity, left to right.
     #expect(route.steps[1].lanes.map { $0.valid ? "o" : "x" }.joined() == name)
   }
+
+  /// GraphHopper: every instruction's `street_ref` is a sign ref of the route, and each
+  /// `road_environment` ferry or tunnel range is a road object from its first point to its last.
+  @Test(arguments: F.files("graphhopper"))
+  func theSignsAndDetailsOfAGraphHopperPathSurviveImport(_ file: String) throws {
+    // A bare instruction list (GraphHopper's own test resources) has neither.
+    guard
+      let root = try JSONSerialization.jsonObject(with: Data(F.bytes(file))) as? [String: Any]
+    else { return }
+    guard let path = (root["paths"] as? [[String: Any]])?.first else { return }
+    let route = try F.document(file).routes[0]
+    let refs = (path["instructions"] as? [[String: Any]] ?? []).compactMap {
+      $0["street_ref"] as? String
+    }.filter { !$0.isEmpty }
+    #expect(route.steps.flatMap { $0.sign?.refs ?? [] }.sorted() == refs.sorted())
+    let details = path["details"] as? [String: Any] ?? [:]
+    let environment = (details["road_environment"] as? [[Any]] ?? []).compactMap {
+      ($0.count == 3 ? $0[2] as? String : nil).flatMap {
+        ["ferry", "tunnel", "bridge"].contains($0) ? $0 : nil
+      }
+    }
+    let objects = route.road.objects.filter { [.ferry, .tunnel, .bridge].contains($0.kind) }
+    #expect(objects.map(\.kind.rawValue) == environment)
+  }
 }
