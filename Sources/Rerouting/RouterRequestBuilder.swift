@@ -87,15 +87,16 @@ public enum RouterRequestBuilder {
     }
   }
 
-  /// `GET /route/v1/{profile}/{lon,lat;…}` with steps in polyline6, `bearings` and
-  /// `radiuses` for the origin only, and `waypoints` naming the stops when some points are
-  /// passed through.
+  /// `GET /route/v1/{profile}/{lon,lat;…}` with steps in polyline6, the speed limits
+  /// (`annotations=maxspeed`), `bearings` and `radiuses` for the origin only, and `waypoints`
+  /// naming the stops when some points are passed through.
   public static func osrm(_ r: RouteRequest) -> RouterHTTPRequest {
     let points = [r.origin.coordinate] + r.waypoints.map(\.coordinate)
     let coordinates = points.map { "\(number($0.longitude)),\(number($0.latitude))" }
       .joined(separator: ";")
     let rest = String(repeating: ";", count: r.waypoints.count)
-    var query = ["steps=true", "overview=false", "geometries=polyline6"]
+    // annotations=maxspeed: the posted limits of the route (RouteRoad.speedLimits).
+    var query = ["steps=true", "overview=false", "geometries=polyline6", "annotations=maxspeed"]
     if let h = r.heading {
       query.append("bearings=\(Int(h.rounded()) % 360),\(Int(r.headingTolerance))\(rest)")
     }
@@ -131,7 +132,7 @@ public enum RouterRequestBuilder {
 
   /// `POST /route` with `points` ([lon, lat]), the start's heading (which needs the flexible
   /// mode, `ch.disable`), `pass_through` when a waypoint is passed through, and the details the
-  /// importer reads for notices.
+  /// importer reads for notices and the road (`max_speed`).
   public static func graphHopper(_ r: RouteRequest) -> RouterHTTPRequest {
     let points = [r.origin.coordinate] + r.waypoints.map(\.coordinate)
     var body = JSONObject()
@@ -146,7 +147,10 @@ public enum RouterRequestBuilder {
     body.append("instructions", .bool(true))
     body.append("calc_points", .bool(true))
     body.append(
-      "details", .array([.string("road_class"), .string("toll"), .string("road_environment")]))
+      "details",
+      .array([
+        .string("road_class"), .string("toll"), .string("road_environment"), .string("max_speed"),
+      ]))
     if let h = r.heading {
       body.append("headings", .array([.number(h.rounded())]))
       body.append("ch.disable", .bool(true))

@@ -85,6 +85,8 @@ public enum GraphHopperImporter {
     var exitNumber: Int?
     var heading: Double?
     var path: String
+    /// `street_ref`, `street_destination_ref`, `street_destination` and `motorway_junction`.
+    var roadSign: RouteSign?
   }
 
   private static func path(_ value: JSONValue, _ path: String, _ writer: InstructionWriter)
@@ -105,6 +107,7 @@ public enum GraphHopperImporter {
     var tunnel: [ClosedRange<Int>] = []
     var toll: [ClosedRange<Int>] = []
     var motorway = false
+    var road = RouteRoadBuilder()
     if let details = try R.optional(o, "details", path, R.object) {
       let dp = R.join(path, "details")
       func ranges(_ key: String, _ matches: (String) -> Bool) throws(RouteDocumentError)
@@ -129,6 +132,7 @@ public enum GraphHopperImporter {
       tunnel = try ranges("road_environment") { $0 == "tunnel" }
       toll = try ranges("toll") { $0 == "all" || $0 == "hgv" }
       motorway = try !ranges("road_class") { $0 == "motorway" }.isEmpty
+      road = try self.road(details, dp, points: points, ferry: ferry, tunnel: tunnel, toll: toll)
     }
 
     let ip = R.join(path, "instructions")
@@ -148,7 +152,8 @@ public enum GraphHopperImporter {
     var steps = [
       RouteStep(
         instructions: "", distance: 0, transportType: .automobile,
-        polyline: [points[instructions[0].first]], maneuver: RouteManeuver(kind: .depart))
+        polyline: [points[instructions[0].first]], maneuver: RouteManeuver(kind: .depart),
+        sign: instructions[0].roadSign)
     ]
     var previousFlags: [RouteImportSupport.Notice] = []
     var leg = 0
@@ -185,7 +190,8 @@ public enum GraphHopperImporter {
           notice: RouteImportSupport.noticeText(flags, previous: previousFlags, language: language),
           distance: stretch.distance,
           transportType: flags.contains(.ferry) ? .transit : .automobile, polyline: polyline,
-          waypoint: isVia ? leg + 1 : nil, maneuver: RouteManeuver(instructionStep(maneuver))))
+          waypoint: isVia ? leg + 1 : nil, maneuver: RouteManeuver(instructionStep(maneuver)),
+          sign: maneuver.roadSign))
       previousFlags = flags
       k += 1
       if isVia {
@@ -203,7 +209,7 @@ public enum GraphHopperImporter {
     let route = Route(
       name: routeName(instructions), distance: distance, expectedTravelTime: time,
       transportType: .automobile, hasTolls: !toll.isEmpty, hasHighways: motorway,
-      advisoryNotices: advisories, steps: steps)
+      advisoryNotices: advisories, steps: steps, road: road.road)
     return (
       route, points[instructions[0].first],
       points[min(points.count - 1, instructions[instructions.count - 1].last)],
@@ -226,13 +232,78 @@ public enum GraphHopperImporter {
       max(0, try R.integer(interval[0], R.join(p, "interval") + "[0]")), pointCount - 1)
     let last = min(
       max(0, try R.integer(interval[1], R.join(p, "interval") + "[1]")), pointCount - 1)
+    var elements: [RouteSign.Element] = []
+    for (key, kind) in [
+      ("motorway_junction", RouteSign.Kind.exitNumber), ("street_destination_ref", .branch),
+      ("street_destination", .toward), ("street_ref", .ref),
+    ] {
+      if let text = try R.optional(o, key, p, R.string), !text.isEmpty {
+        elements.append(RouteSign.Element(kind, text))
+      }
+    }
     return Instruction(
       sign: try R.integer(R.require(o, "sign", p), R.join(p, "sign")),
       text: try R.optional(o, "text", p, R.string) ?? "",
       streetName: try R.optional(o, "street_name", p, R.string) ?? "",
       distance: try R.nonNegative(R.require(o, "distance", p), R.join(p, "distance")),
       first: first, last: last, exitNumber: try R.optional(o, "exit_number", p, R.integer),
-      heading: try R.optional(o, "heading", p, R.number), path: p)
+      heading: try R.optional(o, "heading", p, R.number), path: p,
+      roadSign: elements.isEmpty ? nil : RouteSign(elements))
+  }
+
+  /// The road of a path's `details`, by metres along its points: `max_speed` (km/h; `null` is
+  /// unknown), the tunnels and ferries of `road_environment` and its bridges, the toll ranges.
+  private static func road(
+    _ details: JSONObject, _ path: String, points: [Coordinate], ferry: [ClosedRange<Int>],
+    tunnel: [ClosedRange<Int>], toll: [ClosedRange<Int>]
+  ) throws(RouteDocumentError) -> RouteRoadBuilder {
+    typealias R = JSONPathReader
+    var road = RouteRoadBuilder()
+    let offsets = RouteRoadBuilder.offsets(points, from: 0)
+    func at(_ i: Int) -> Double { offsets[min(max(i, 0), offsets.count - 1)] }
+    if let entries = try R.optional(details, "max_speed", path, R.array) {
+      let mp = R.join(path, "max_speed")
+      for (i, e) in entries.enumerated() {
+        let ep = "\(mp)[\(i)]"
+        let a = try R.array(e, ep)
+        guard a.count >= 3 else {
+          throw RouteDocumentError(.invalidValue, path: ep, "expected [from, to, value]")
+        }
+        let from = try R.integer(a[0], "\(ep)[0]")
+        let to = try R.integer(a[1], "\(ep)[1]")
+        guard from <= to else { continue }
+        let limit: SpeedLimit
+        if case .number(let v) = a[2], v > 0, v.isFinite {
+          limit = .limit(v, .kilometresPerHour)
+        } else {
+          limit = .unknown
+        }
+        road.addLimit(limit, from: at(from), to: at(to))
+      }
+    }
+    let bridges =
+      try R.optional(details, "road_environment", path, R.array).map {
+        (entries) throws(RouteDocumentError) -> [ClosedRange<Int>] in
+        var out: [ClosedRange<Int>] = []
+        for (i, e) in entries.enumerated() {
+          let ep = "\(R.join(path, "road_environment"))[\(i)]"
+          let a = try R.array(e, ep)
+          if a.count >= 3, case .string("bridge") = a[2] {
+            let from = try R.integer(a[0], "\(ep)[0]")
+            let to = try R.integer(a[1], "\(ep)[1]")
+            if from <= to { out.append(from...to) }
+          }
+        }
+        return out
+      } ?? []
+    var objects: [(RoadObject.Kind, ClosedRange<Int>)] =
+      tunnel.map { (.tunnel, $0) } + bridges.map { (.bridge, $0) } + ferry.map { (.ferry, $0) }
+      + toll.map { (.tollRoad, $0) }
+    objects.sort { $0.1.lowerBound < $1.1.lowerBound }
+    for (kind, range) in objects {
+      road.addObject(kind, from: at(range.lowerBound), to: at(range.upperBound))
+    }
+    return road
   }
 
   /// The instructions with a `LEAVE_ROUNDABOUT` (sign −6, which GraphHopper reserves) folded
@@ -243,6 +314,7 @@ public enum GraphHopperImporter {
       guard i.sign == -6, round.sign == 6 else { return false }
       round.distance += i.distance
       round.last = max(round.last, i.last)
+      round.roadSign = RouteSign.joined(round.roadSign, i.roadSign)
       return true
     }
   }

@@ -54,6 +54,7 @@ public enum NativeRouteFormat {
         o.append("transportType", .string(step.transportType.rawValue))
         if let w = step.waypoint { o.append("waypoint", .number(Double(w))) }
         if let m = step.maneuver { o.append("maneuver", maneuver(m)) }
+        encodeRoad(of: step, into: &o)
         o.append(
           "polyline",
           .array(
@@ -66,18 +67,18 @@ public enum NativeRouteFormat {
             }))
         steps.append(.object(o))
       }
-      routes.append(
-        .object(
-          JSONObject([
-            ("name", .string(route.name)),
-            ("distance", .number(rounded(route.distance, 0.01))),
-            ("expectedTravelTime", .number(rounded(route.expectedTravelTime, 0.1))),
-            ("transportType", .string(route.transportType.rawValue)),
-            ("hasTolls", .bool(route.hasTolls)),
-            ("hasHighways", .bool(route.hasHighways)),
-            ("advisoryNotices", .array(route.advisoryNotices.map { .string($0) })),
-            ("steps", .array(steps)),
-          ])))
+      var ro = JSONObject([
+        ("name", .string(route.name)),
+        ("distance", .number(rounded(route.distance, 0.01))),
+        ("expectedTravelTime", .number(rounded(route.expectedTravelTime, 0.1))),
+        ("transportType", .string(route.transportType.rawValue)),
+        ("hasTolls", .bool(route.hasTolls)),
+        ("hasHighways", .bool(route.hasHighways)),
+        ("advisoryNotices", .array(route.advisoryNotices.map { .string($0) })),
+        ("steps", .array(steps)),
+      ])
+      encodeRoad(of: route.road, into: &ro)
+      routes.append(.object(ro))
     }
     return .object(
       JSONObject([
@@ -256,11 +257,13 @@ struct Reader {
       steps.append(
         RouteStep(
           instructions: instructions, notice: notice, distance: d, transportType: t,
-          polyline: polyline, waypoint: waypoint, maneuver: maneuver))
+          polyline: polyline, waypoint: waypoint, maneuver: maneuver,
+          lanes: try stepLanes(so, sp), sign: try sign(so, sp)))
     }
     return Route(
       name: name, distance: distance, expectedTravelTime: time, transportType: transport,
-      hasTolls: hasTolls, hasHighways: hasHighways, advisoryNotices: advisories, steps: steps)
+      hasTolls: hasTolls, hasHighways: hasHighways, advisoryNotices: advisories, steps: steps,
+      road: try road(o, path))
   }
 
   /// One of the words of `T` (its raw values), or an error naming `what` and listing them.

@@ -66,7 +66,9 @@ extension NativeRouteFormat {
         }
         steps.append(s)
       }
+      guard let road = roundedRoad(route.road) else { return nil }
       var r = route
+      r.road = road
       r.distance = distance
       r.expectedTravelTime = time
       r.steps = steps

@@ -228,6 +228,21 @@ public enum OSRMImporter {
     var path: String
     /// For a roundabout whose exit step was folded into it: the length of the way round.
     var exitDistance: Double?
+    /// The lanes at the maneuver (`intersections[0].lanes`).
+    var lanes: [RouteLane] = []
+    /// The maneuver's sign: `exits`, `destinations`, `ref`, `rotary_name`.
+    var sign: RouteSign?
+    /// The road along `polyline`, by point index.
+    var road = StepRoad()
+  }
+
+  /// What a step says about its road, by index into its polyline.
+  struct StepRoad {
+    /// Lanes at the intersections after the first.
+    var lanes: [(point: Int, lanes: [RouteLane])] = []
+    var objects: [(kind: RoadObject.Kind, from: Int, to: Int, name: String?)] = []
+    /// `annotation.maxspeed` of each segment of the polyline, or empty.
+    var limits: [SpeedLimit] = []
   }
 
   /// The leg's steps with each `exit roundabout` / `exit rotary` folded into the `roundabout` /
@@ -248,6 +263,21 @@ public enum OSRMImporter {
         step.polyline.first == last.polyline.last ? step.polyline.dropFirst() : step.polyline[...]
       round.flags += step.flags.filter { !last.flags.contains($0) }
       round.classes += step.classes.filter { !last.classes.contains($0) }
+      // The exit step's points follow the roundabout's (less the one they share).
+      let shift = last.polyline.count - (step.polyline.first == last.polyline.last ? 1 : 0)
+      round.sign = RouteSign.joined(last.sign, step.sign)
+      if !step.lanes.isEmpty { round.road.lanes.append((shift, step.lanes)) }
+      round.road.lanes += step.road.lanes.map { ($0.point + shift, $0.lanes) }
+      round.road.objects += step.road.objects.map {
+        ($0.kind, $0.from + shift, $0.to + shift, $0.name)
+      }
+      if shift == last.polyline.count - 1 && !last.road.limits.isEmpty
+        && !step.road.limits.isEmpty
+      {
+        round.road.limits += step.road.limits
+      } else {
+        round.road.limits = []
+      }
       return true
     }
   }
@@ -288,6 +318,7 @@ public enum OSRMImporter {
       for (k, sv) in stepValues.enumerated() {
         steps.append(try step(sv, "\(sp)[\(k)]", &context))
       }
+      try spreadSpeedLimits(leg, lp, over: &steps)
       if !stepValues.isEmpty && stepValues.count < 2 {
         throw RouteDocumentError(
           .invalidValue, path: sp,
@@ -311,6 +342,7 @@ public enum OSRMImporter {
     }
 
     let steps: [RouteStep]
+    var road = RouteRoad()
     if allSteps.isEmpty {
       // steps=false: the overview geometry is all there is.
       guard let gv = o["geometry"], gv != .null else {
@@ -323,7 +355,7 @@ public enum OSRMImporter {
       steps = try RouteImportSupport.lineSteps(
         legs: [line], writer: context.writer, mode: .automobile, lengths: [distance])
     } else {
-      steps = try shiftedSteps(
+      (steps, road) = try shiftedSteps(
         legs.map(foldingRoundaboutExits), writer: context.writer,
         textLanguage: textLanguage(o, allSteps), mainMode: mainMode)
     }
@@ -336,7 +368,8 @@ public enum OSRMImporter {
     return (
       Route(
         name: name, distance: distance, expectedTravelTime: duration, transportType: mainMode,
-        hasTolls: hasTolls, hasHighways: hasHighways, advisoryNotices: advisories, steps: steps),
+        hasTolls: hasTolls, hasHighways: hasHighways, advisoryNotices: advisories, steps: steps,
+        road: road),
       streets
     )
   }
@@ -358,18 +391,58 @@ public enum OSRMImporter {
     }
     var classes: [String] = []
     var flags: [RouteImportSupport.Notice] = []
+    var lanes: [RouteLane] = []
+    var road = StepRoad()
     if let iv = try R.optional(o, "intersections", path, R.array) {
+      // Each intersection's point on the polyline, found in order.
+      var points: [Int] = []
+      var intersectionClasses: [[String]] = []
+      var tunnelNames: [String?] = []
       for (i, x) in iv.enumerated() {
         let ip = "\(R.join(path, "intersections"))[\(i)]"
         let io = try R.object(x, ip)
+        let here = try R.optional(io, "location", ip, location)
+        let point = here.map { nearestPoint(polyline, to: $0, from: points.last ?? 0) } ?? 0
+        points.append(point)
+        var these: [String] = []
         if let cv = try R.optional(io, "classes", ip, R.array) {
           for (c, cls) in cv.enumerated() {
             let name = try R.string(cls, "\(R.join(ip, "classes"))[\(c)]")
             if !classes.contains(name) { classes.append(name) }
+            these.append(name)
           }
         }
-        if io["toll_collection"] != nil, !flags.contains(.tollBooth) { flags.append(.tollBooth) }
+        intersectionClasses.append(these)
+        tunnelNames.append(try R.optional(io, "tunnel_name", ip, R.string))
+        if let lv = try R.optional(io, "lanes", ip, R.array) {
+          let intersectionLanes = try self.lanes(lv, R.join(ip, "lanes"))
+          if i == 0 {
+            lanes = intersectionLanes
+          } else {
+            road.lanes.append((point, intersectionLanes))
+          }
+        }
+        if let tc = io["toll_collection"] {
+          if !flags.contains(.tollBooth) { flags.append(.tollBooth) }
+          let name = try R.optional(
+            R.object(tc, R.join(ip, "toll_collection")), "name", ip, R.string)
+          road.objects.append((.tollBooth, point, point, name))
+        }
+        if try R.optional(io, "railway_crossing", ip, R.bool) == true {
+          road.objects.append((.levelCrossing, point, point, nil))
+        }
       }
+      // A class holds from its intersection to the next one (or the end of the step).
+      for (i, these) in intersectionClasses.enumerated() {
+        let to = i + 1 < points.count ? points[i + 1] : polyline.count - 1
+        for (cls, kind) in [
+          ("tunnel", RoadObject.Kind.tunnel), ("toll", .tollRoad), ("ferry", .ferry),
+        ]
+        where these.contains(cls) && to > points[i] {
+          road.objects.append((kind, points[i], to, kind == .tunnel ? tunnelNames[i] : nil))
+        }
+      }
+      road.objects.sort { $0.from < $1.from }
     }
     if classes.contains("tunnel") { flags.append(.tunnel) }
     if classes.contains("toll") { flags.append(.toll) }
@@ -379,7 +452,129 @@ public enum OSRMImporter {
       instruction: instruction, text: text,
       distance: try R.nonNegative(R.require(o, "distance", path), R.join(path, "distance")),
       mode: RouteImportSupport.transportType(osrmMode: instruction.mode), flags: flags,
-      polyline: polyline, classes: classes, path: path)
+      polyline: polyline, classes: classes, path: path, lanes: lanes,
+      sign: sign(instruction), road: road)
+  }
+
+  /// The index of the point of `polyline`, from `start` on, nearest to `c` (an intersection is
+  /// one of its step's points).
+  private static func nearestPoint(_ polyline: [Coordinate], to c: Coordinate, from start: Int)
+    -> Int
+  {
+    var best = start
+    var bestDistance = Double.infinity
+    for i in start..<polyline.count {
+      let d = polyline[i].distance(to: c)
+      if d < bestDistance {
+        best = i
+        bestDistance = d
+      }
+      if d == 0 { break }
+    }
+    return best
+  }
+
+  /// An intersection's `lanes`, with every member a router gives.
+  ///
+  /// OSRM's `indications` and `valid`, Mapbox's and Valhalla's `active` and
+  /// `valid_indication`. An indication word no router uses is left out.
+  static func lanes(_ values: [JSONValue], _ path: String) throws(RouteDocumentError)
+    -> [RouteLane]
+  {
+    typealias R = JSONPathReader
+    var out: [RouteLane] = []
+    out.reserveCapacity(values.count)
+    for (i, v) in values.enumerated() {
+      let lp = "\(path)[\(i)]"
+      let lo = try R.object(v, lp)
+      var indications: [RouteLane.Indication] = []
+      if let words = try R.optional(lo, "indications", lp, R.array) {
+        for (k, w) in words.enumerated() {
+          let word = try R.string(w, "\(R.join(lp, "indications"))[\(k)]")
+          if let indication = RouteLane.Indication(word: word) { indications.append(indication) }
+        }
+      }
+      out.append(
+        RouteLane(
+          indications: indications, valid: try R.optional(lo, "valid", lp, R.bool) ?? false,
+          active: try R.optional(lo, "active", lp, R.bool),
+          validIndication: try R.optional(lo, "valid_indication", lp, R.string).flatMap(
+            RouteLane.Indication.init(word:))))
+    }
+    return out
+  }
+
+  /// A step's sign: its `exits` (";"-separated), its `destinations` (OSRM writes the refs, a
+  /// colon, then the places: "D 6007: Nice, Monaco"; without a colon all are places), the
+  /// `ref`s of its road and the `rotary_name`.
+  static func sign(_ step: InstructionStep) -> RouteSign? {
+    func split(_ s: Substring, _ separator: Character) -> [String] {
+      s.split(separator: separator).map { String($0).trimmingSpaces() }.filter { !$0.isEmpty }
+    }
+    var elements: [RouteSign.Element] = []
+    if let exits = step.exits {
+      elements += split(exits[...], ";").map { .init(.exitNumber, $0) }
+    }
+    if let d = step.destinations {
+      if let colon = d.firstRange(of: ": ") {
+        elements += split(d[..<colon.lowerBound], ",").map { .init(.branch, $0) }
+        elements += split(d[colon.upperBound...], ",").map { .init(.toward, $0) }
+      } else {
+        elements += split(d[...], ",").map { .init(.toward, $0) }
+      }
+    }
+    if let ref = step.ref { elements += split(ref[...], ";").map { .init(.ref, $0) } }
+    if let rotary = step.rotaryName, !rotary.isEmpty {
+      elements.append(.init(.roundaboutName, rotary))
+    }
+    return elements.isEmpty ? nil : RouteSign(elements)
+  }
+
+  /// Gives each step its share of the leg's `annotation.maxspeed`.
+  ///
+  /// The annotation has one entry per segment of the leg's geometry, which the steps'
+  /// geometries tile, sharing their end points. When the counts do not fit (a router that
+  /// annotates otherwise), no step gets any: nothing is guessed. Valhalla gives the closing
+  /// arrive step two equal points and no entry for them.
+  private static func spreadSpeedLimits(_ leg: JSONObject, _ path: String, over steps: inout [Step])
+    throws(RouteDocumentError)
+  {
+    typealias R = JSONPathReader
+    guard let annotation = try R.optional(leg, "annotation", path, R.object),
+      let values = try R.optional(annotation, "maxspeed", R.join(path, "annotation"), R.array)
+    else { return }
+    let ap = R.join(R.join(path, "annotation"), "maxspeed")
+    var limits: [SpeedLimit] = []
+    limits.reserveCapacity(values.count)
+    for (i, v) in values.enumerated() {
+      let p = "\(ap)[\(i)]"
+      let o = try R.object(v, p)
+      if try R.optional(o, "none", p, R.bool) == true {
+        limits.append(.none)
+      } else if let speed = try R.optional(o, "speed", p, R.number) {
+        let unit = try R.optional(o, "unit", p, R.string) ?? "km/h"
+        guard let u = SpeedLimit.Unit(rawValue: unit) else {
+          throw RouteDocumentError(
+            .invalidValue, path: R.join(p, "unit"),
+            "unknown speed unit '\(unit)' (expected km/h or mph)")
+        }
+        limits.append(speed > 0 ? .limit(speed, u) : .unknown)
+      } else {
+        limits.append(.unknown)
+      }
+    }
+    var counts = steps.map { max($0.polyline.count - 1, 0) }
+    if let last = steps.last, counts.reduce(0, +) != limits.count,
+      RouteImportSupport.length(last.polyline) == 0
+    {
+      counts[counts.count - 1] = 0
+    }
+    guard counts.reduce(0, +) == limits.count else { return }
+    var next = 0
+    for i in steps.indices {
+      steps[i].road.limits = Array(limits[next..<(next + counts[i])])
+      next += counts[i]
+    }
   }
 
   /// The language of the route's own instruction texts, or `nil` when it has none or they are
@@ -396,10 +591,12 @@ public enum OSRMImporter {
   private static func shiftedSteps(
     _ legs: [[Step]], writer: InstructionWriter, textLanguage: Language?,
     mainMode: TransportType
-  ) throws(RouteDocumentError) -> [RouteStep] {
+  ) throws(RouteDocumentError) -> ([RouteStep], RouteRoad) {
     let language = writer.language
     var steps: [RouteStep] = []
     var previousFlags: [RouteImportSupport.Notice] = []
+    var road = RouteRoadBuilder()
+    var along = 0.0
     for (l, leg) in legs.enumerated() {
       guard let first = leg.first else {
         throw RouteDocumentError(
@@ -409,7 +606,11 @@ public enum OSRMImporter {
         steps.append(
           RouteStep(
             instructions: "", distance: 0, transportType: first.mode ?? mainMode,
-            polyline: [first.polyline[0]], maneuver: RouteManeuver(first.instruction)))
+            polyline: [first.polyline[0]], maneuver: RouteManeuver(first.instruction),
+            lanes: first.lanes, sign: first.sign))
+      } else if !first.lanes.isEmpty {
+        // A later leg's depart has no step of its own.
+        road.addLanes(first.lanes, at: along)
       }
       let isLastLeg = l == legs.count - 1
       for k in 1..<leg.count {
@@ -448,10 +649,14 @@ public enum OSRMImporter {
         steps.append(
           RouteStep(
             instructions: text, notice: notice, distance: stretch.distance, transportType: mode,
-            polyline: polyline, waypoint: waypoint, maneuver: kind))
+            polyline: polyline, waypoint: waypoint, maneuver: kind, lanes: maneuver.lanes,
+            sign: maneuver.sign))
+        let offsets = RouteRoadBuilder.offsets(polyline, from: along)
+        stretch.road.add(to: &road, offsets)
+        along = offsets.last ?? along
       }
     }
-    return steps
+    return (steps, road.road)
   }
 
   /// The mode covering the greatest distance, ferries excluded.
@@ -480,5 +685,20 @@ public enum OSRMImporter {
       picked.append(second)
     }
     return picked.sorted { $0.offset < $1.offset }.map(\.element.instruction.name)
+  }
+}
+
+extension OSRMImporter.StepRoad {
+  /// Adds this stretch's road to `road`, its points at `offsets` metres along the route.
+  func add(to road: inout RouteRoadBuilder, _ offsets: [Double]) {
+    for (i, limit) in limits.enumerated() where i + 1 < offsets.count {
+      road.addLimit(limit, from: offsets[i], to: offsets[i + 1])
+    }
+    for o in objects where o.to < offsets.count {
+      road.addObject(o.kind, from: offsets[o.from], to: offsets[o.to], name: o.name)
+    }
+    for (point, lanes) in self.lanes where point < offsets.count {
+      road.addLanes(lanes, at: offsets[point])
+    }
   }
 }

@@ -40,22 +40,26 @@ public struct RouteStep: Sendable, Equatable {
   public var waypoint: Int?
   /// What the maneuver is, when the router said it.
   public var maneuver: RouteManeuver?
+  /// The lanes at this step's maneuver, from left to right; empty when the router gave none.
+  public var lanes: [RouteLane]
+  /// The sign of this step's maneuver (exit number, branch, toward), when the router gave one.
+  public var sign: RouteSign?
 
   public init(
     instructions: String, notice: String? = nil, distance: Double,
     transportType: TransportType, polyline: [Coordinate], waypoint: Int? = nil,
-    maneuver: RouteManeuver? = nil
+    maneuver: RouteManeuver? = nil, lanes: [RouteLane] = [], sign: RouteSign? = nil
   ) {
     self.init(
       instructions: instructions, notice: notice, distance: distance,
       transportType: transportType, polyline: RoutePolyline(polyline), waypoint: waypoint,
-      maneuver: maneuver)
+      maneuver: maneuver, lanes: lanes, sign: sign)
   }
 
   public init(
     instructions: String, notice: String? = nil, distance: Double,
     transportType: TransportType, polyline: RoutePolyline, waypoint: Int? = nil,
-    maneuver: RouteManeuver? = nil
+    maneuver: RouteManeuver? = nil, lanes: [RouteLane] = [], sign: RouteSign? = nil
   ) {
     self.instructions = instructions
     self.notice = notice
@@ -64,6 +68,8 @@ public struct RouteStep: Sendable, Equatable {
     self.polyline = polyline
     self.waypoint = waypoint
     self.maneuver = maneuver
+    self.lanes = lanes
+    self.sign = sign
   }
 
   /// Whether this is a departure step (0 m, no instructions).
@@ -83,11 +89,13 @@ public struct Route: Sendable, Equatable {
   /// Route-wide warnings, said once at departure.
   public var advisoryNotices: [String]
   public var steps: [RouteStep]
+  /// Speed limits, road objects and lanes along the route, away from its maneuvers.
+  public var road: RouteRoad
 
   public init(
     name: String, distance: Double, expectedTravelTime: Double, transportType: TransportType,
     hasTolls: Bool = false, hasHighways: Bool = false, advisoryNotices: [String] = [],
-    steps: [RouteStep]
+    steps: [RouteStep], road: RouteRoad = RouteRoad()
   ) {
     self.name = name
     self.distance = distance
@@ -97,6 +105,7 @@ public struct Route: Sendable, Equatable {
     self.hasHighways = hasHighways
     self.advisoryNotices = advisoryNotices
     self.steps = steps
+    self.road = road
   }
 }
 

@@ -152,6 +152,8 @@ public enum ValhallaImporter {
     /// For a roundabout whose exit maneuver was folded into it: the length of the way round
     /// (the roundabout's own stretch), in the trip's units.
     var exitLength: Double?
+    /// The maneuver's `sign`, every element of it.
+    var sign: RouteSign?
 
     var isFerry: Bool { flags.contains(.ferry) }
   }
@@ -279,7 +281,7 @@ public enum ValhallaImporter {
         steps.append(
           RouteStep(
             instructions: "", distance: 0, transportType: mainMode, polyline: [legStart],
-            maneuver: RouteManeuver(maneuvers[0].step)))
+            maneuver: RouteManeuver(maneuvers[0].step), sign: maneuvers[0].sign))
       } else if let previousEnd {
         let gap = previousEnd.distance(to: legStart)
         guard gap <= NativeRouteFormat.continuityTolerance else {
@@ -314,7 +316,7 @@ public enum ValhallaImporter {
             instructions: instructions, notice: notice,
             distance: stretch.length * metresPerUnit,
             transportType: stretch.isFerry ? .transit : stretch.mode, polyline: polyline,
-            waypoint: waypoint, maneuver: kind))
+            waypoint: waypoint, maneuver: kind, sign: maneuver.sign))
       }
       previousEnd = steps.last?.polyline.last
     }
@@ -390,6 +392,7 @@ public enum ValhallaImporter {
       round.length += m.length
       round.end = m.end
       round.flags = Flag.allCases.filter { flags.contains($0) || m.flags.contains($0) }
+      round.sign = RouteSign.joined(round.sign, m.sign)
       return true
     }
   }
@@ -473,19 +476,12 @@ public enum ValhallaImporter {
       var step = instructionStep(type: type, names: names)
       step.bearingAfter = try R.optional(o, "bearing_after", p, R.number)
       step.exit = try R.optional(o, "roundabout_exit_count", p, R.integer)
+      var routeSign: RouteSign?
       if let sign = try R.optional(o, "sign", p, R.object) {
-        let sp = R.join(p, "sign")
-        func texts(_ key: String) throws(RouteDocumentError) -> [String] {
-          guard let a = try R.optional(sign, key, sp, R.array) else { return [] }
-          var out: [String] = []
-          for (k, e) in a.enumerated() {
-            let ep = "\(R.join(sp, key))[\(k)]"
-            if let text = try R.optional(R.object(e, ep), "text", ep, R.string) { out.append(text) }
-          }
-          return out
-        }
-        let exits = try texts("exit_number_elements")
-        let toward = try texts("exit_toward_elements") + texts("exit_branch_elements")
+        let read = try self.sign(sign, R.join(p, "sign"))
+        routeSign = read.elements.isEmpty ? nil : read
+        let exits = read.exitNumbers
+        let toward = read.toward + read.branches
         if !exits.isEmpty { step.exits = exits.joined(separator: ";") }
         if !toward.isEmpty { step.destinations = toward.joined(separator: ",") }
       }
@@ -493,9 +489,36 @@ public enum ValhallaImporter {
       maneuvers.append(
         Maneuver(
           type: type, instruction: instruction, length: length, begin: begin, end: end,
-          mode: mode, flags: flags, streetNames: names, step: step))
+          mode: mode, flags: flags, streetNames: names, step: step, sign: routeSign))
     }
     return maneuvers
+  }
+
+  /// The members of a maneuver's `sign` that list elements, and the kind each gives.
+  static let signMembers: [(key: String, kind: RouteSign.Kind)] = [
+    ("exit_number_elements", .exitNumber), ("exit_branch_elements", .branch),
+    ("exit_toward_elements", .toward), ("exit_name_elements", .exitName),
+    ("guide_branch_elements", .guideBranch), ("guide_toward_elements", .guideToward),
+    ("junction_name_elements", .junctionName),
+  ]
+
+  /// Every element of a maneuver's `sign` with its text and `is_route_number`.
+  private static func sign(_ sign: JSONObject, _ path: String) throws(RouteDocumentError)
+    -> RouteSign
+  {
+    typealias R = JSONPathReader
+    var elements: [RouteSign.Element] = []
+    for (key, kind) in signMembers {
+      guard let a = try R.optional(sign, key, path, R.array) else { continue }
+      for (k, e) in a.enumerated() {
+        let ep = "\(R.join(path, key))[\(k)]"
+        let eo = try R.object(e, ep)
+        guard let text = try R.optional(eo, "text", ep, R.string) else { continue }
+        let routeNumber = try R.optional(eo, "is_route_number", ep, R.bool) ?? false
+        elements.append(RouteSign.Element(kind, text, isRouteNumber: routeNumber))
+      }
+    }
+    return RouteSign(elements)
   }
 
   private static func location(_ v: JSONValue, _ path: String) throws(RouteDocumentError)

@@ -201,7 +201,38 @@ public enum StepwiseTool {
         if let n = step.notice, !n.isEmpty { text += " [\(n)]" }
         rows.append([String(i), book.displayDistance(step.distance), text, mode])
       }
+      let sign = step.sign.map { $0.line(common.language) } ?? ""
+      if !sign.isEmpty { rows.append(["", "", "  " + sign, ""]) }
+      if !step.lanes.isEmpty { rows.append(["", "", "  " + RouteLane.picture(step.lanes), ""]) }
     }
+    for line in TextColumns.lines(rows, rightAligned: [0, 1]) { out.line(line) }
+    showRoad(route.road, book, common.language, out)
+  }
+
+  /// The speed limits and road objects of `stepwise route show`, with where they are.
+  static func showRoad(
+    _ road: RouteRoad, _ book: Phrasebook, _ language: Language, _ out: OutputSink
+  ) {
+    var rows: [[String]] = []
+    for span in road.speedLimits {
+      rows.append([
+        book.displayDistance(span.start), book.displayDistance(span.end), span.limit.text(language),
+      ])
+    }
+    for object in road.objects {
+      var text = object.kind.rawValue
+      if !object.isPoint { text += " " + book.displayDistance(object.length) }
+      if let name = object.name { text += " (\(name))" }
+      rows.append([
+        book.displayDistance(object.start), object.isPoint ? "" : book.displayDistance(object.end),
+        text,
+      ])
+    }
+    for guidance in road.lanes {
+      rows.append([book.displayDistance(guidance.at), "", RouteLane.picture(guidance.lanes)])
+    }
+    guard !rows.isEmpty else { return }
+    out.line(language == .ko ? "도로:" : "Road:")
     for line in TextColumns.lines(rows, rightAligned: [0, 1]) { out.line(line) }
   }
 

@@ -161,6 +161,24 @@ import Testing
     #expect(ko.stdout.contains("출발") && ko.stdout.contains("유료 도로"))
   }
 
+  @Test func routeShowListsTheLanesAndTheSignOfEachStepAndTheRoad() throws {
+    // Valhalla's format=osrm answer on the map of Tests/Valhalla/extracts/stepwise_lanes.osm.
+    let file = "Tests/Fixtures/routes/osrm/stepwise_lanes.valhalla-osrm.json"
+    let r = try runTool("stepwise", ["route", "show", file])
+    #expect(r.status == 0, "\(r.stderr)")
+    let lines = r.stdout.split(separator: "\n").map(String.init)
+    let exit = try #require(lines.firstIndex { $0.contains("Take exit 52") })
+    #expect(lines[exit + 1].hasSuffix("exit 52 D 6007 → Nice, Monaco"))
+    #expect(lines[exit + 2].hasSuffix("↑ ↑ [↑↗] [↗]"))
+    #expect(lines.contains { $0.hasSuffix("[←] →") })
+    let road = try #require(lines.firstIndex(of: "Road:"))
+    #expect(lines[(road + 1)...].contains { $0.hasSuffix("90 km/h") })
+    #expect(lines[(road + 1)...].contains { $0.contains("tunnel 790 m") })
+    #expect(lines[(road + 1)...].contains { $0.contains("toll booth") })
+    let ko = try runTool("stepwise", ["route", "show", "--locale", "ko", file])
+    #expect(ko.stdout.contains("52번 출구") && ko.stdout.contains("도로:"))
+  }
+
   @Test func convertWritesADocumentThatLoadsAgain() throws {
     let r = try runTool(
       "stepwise", ["route", "convert", "Tests/Fixtures/routes/example.json"])

@@ -108,7 +108,8 @@ import Testing
     #expect(
       r.path
         == "/route/v1/cycling/2.356099,48.858512;2.3702,48.8655;2.378,48.869"
-        + "?steps=true&overview=false&geometries=polyline6&bearings=92,\(tolerance(12));;"
+        + "?steps=true&overview=false&geometries=polyline6&annotations=maxspeed"
+        + "&bearings=92,\(tolerance(12));;"
         + "&radiuses=12;unlimited;unlimited&waypoints=0;2")
   }
 
@@ -121,7 +122,7 @@ import Testing
     #expect(
       r.path
         == "/route/v1/driving/2.356099,48.858512;2.378,48.869?steps=true&overview=false"
-        + "&geometries=polyline6")
+        + "&geometries=polyline6&annotations=maxspeed")
   }
 
   @Test func graphHopperGetsPointsProfileLocaleAndTheStartHeading() throws {
@@ -140,5 +141,9 @@ import Testing
     #expect(body["ch.disable"]?.boolValue == true)
     #expect(body["pass_through"]?.boolValue == true)
     #expect(body["instructions"]?.boolValue == true)
+    // The details the importer reads: notices, and the road's limits and objects.
+    #expect(
+      body["details"]?.arrayValue?.map(\.stringValue)
+        == ["road_class", "toll", "road_environment", "max_speed"])
   }
 }
