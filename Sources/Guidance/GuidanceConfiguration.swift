@@ -179,15 +179,30 @@ public struct GuidanceConfiguration: Sendable, Equatable {
 
   // Dead reckoning through a stretch without fixes.
 
-  /// Speed (m/s) above which a vehicle whose estimate is `reckonPastManeuver` metres beyond
-  /// the maneuver ahead has passed it: at driving speed nothing stops in a tunnel for long.
-  public var reckonPassSpeed = 8.0
-  public var reckonPastManeuver = 30.0
-  /// Announcements in a stretch without fixes are timed for a vehicle that may speed up by this
-  /// many m/s² (a gentle acceleration), to at most `reckonSpeedUp` times its last speed (a
-  /// car leaving a slow ramp for a motorway tunnel).
+  /// Seconds between estimates of a vehicle without fixes, and how long after its last matched
+  /// fix the first comes (at least 1.5 fix intervals: a slow receiver is not a lost one).
+  public var reckonStep = 1.0
+  public var reckonStart = 2.0
+  /// A live engine's silence at time t estimates only up to t minus this many seconds: an
+  /// epoch for an earlier time may still be on its way, and a replay would have handled it first.
+  public var reckonSettle = 1.0
+  /// A vehicle slower without fixes than its highest speed of the last `reckonPeakSeconds` of
+  /// fixes (braking for a maneuver) is taken to speed up to it again at this many m/s².
   public var reckonAcceleration = 1.0
-  public var reckonSpeedUp = 2.5
+  public var reckonPeakSeconds = 20.0
+  /// Speed (m/s) above which the estimate passes a maneuver once it is `reckonPastManeuver`
+  /// metres beyond it; slower, it waits at the maneuver for fixes.
+  public var reckonPassSpeed = 8.0
+  public var reckonPastManeuver = 10.0
+  /// Maneuvers the estimate may pass in one stretch without fixes.
+  ///
+  /// Beyond them it stops at the next maneuver: nothing says which way the vehicle went at a
+  /// junction it cannot see.
+  public var reckonManeuvers = 2
+  /// Announcements without fixes are timed this much earlier per second without fixes, up to
+  /// `reckonEarlySeconds` (a vehicle that sped up in the dark must not hear them late).
+  public var reckonEarlyRate = 0.05
+  public var reckonEarlySeconds = 1.0
 
   // Arrival.
 

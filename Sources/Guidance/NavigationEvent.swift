@@ -148,9 +148,13 @@ public struct NavigationEvent: Sendable, Equatable {
 
   public var time: Double
   public var kind: Kind
+  /// Whether the event was made from a position estimated without fixes (dead reckoning along
+  /// the route): an announcement, a step or a progress in a tunnel.
+  public var estimated: Bool
 
-  public init(time: Double, kind: Kind) {
+  public init(time: Double, kind: Kind, estimated: Bool = false) {
     self.time = time
     self.kind = kind
+    self.estimated = estimated
   }
 }

@@ -35,8 +35,11 @@ public struct NavigationSession: Sendable {
   private var segmentHint = 0
   /// Time of the last fix that moved the matched position (or confirmed it).
   private var lastMatchTime: Double?
-  /// Maneuvers passed by dead reckoning since the last matched fix (at most one).
-  private var reckonedSteps = 0
+  /// The position of a vehicle without fixes, carried along the route (``DeadReckoning``).
+  private var reckoning = Reckoning.off
+  /// The highest recent speed: a vehicle that lost its fixes while braking for a maneuver is
+  /// taken to speed up to it again after.
+  private var speedPeak = SpeedPeak()
   /// Consecutive fixes within the arrival radius.
   private var arrivalEvidence = 0
   /// Set when resuming from a snapshot: the first fix may be far ahead of the saved position.
@@ -213,8 +216,15 @@ public struct NavigationSession: Sendable {
   /// The state to save; `nil` before departure (there is nothing to resume yet).
   public var snapshot: Snapshot? {
     guard departed else { return nil }
+    // Without fixes, the last matched position: a restart carries the vehicle on from there.
+    var along = distanceAlong
+    var reckonedSteps = 0
+    if case .carrying(let r) = reckoning {
+      along = r.anchorAlong
+      reckonedSteps = r.passed
+    }
     return Snapshot(
-      routeIndex: routeIndex, distanceAlong: distanceAlong, currentStep: currentStep,
+      routeIndex: routeIndex, distanceAlong: along, currentStep: currentStep,
       said: scheduler.said, phase: phase, lastFixTime: lastValidFix?.time, speed: speed,
       lastAnnouncementTime: scheduler.lastAnnouncement?.time,
       lastAnnouncementStep: scheduler.lastAnnouncement?.step,
@@ -261,7 +271,6 @@ public struct NavigationSession: Sendable {
     gpsLossCount = max(0, snapshot.gpsLossCount)
     resumedThrough = snapshot.lastInputTime ?? snapshot.lastFixTime
     lastMatchTime = snapshot.lastMatchTime
-    reckonedSteps = max(0, snapshot.reckonedSteps)
     if phase == .offRoute, let r = snapshot.returning {
       returnGuide = ReturnGuide(configuration: configuration.returning, progress: r)
     }
@@ -271,6 +280,13 @@ public struct NavigationSession: Sendable {
       lastValidFix = Fix(
         time: t, coordinate: geometry.coordinate(at: distanceAlong, hint: segmentHint),
         speed: speed)
+    }
+    // Restarted without fixes after passing a maneuver on the estimate: it is not passed twice.
+    if snapshot.reckonedSteps > 0, let since = lastMatchTime, let v = reckonSpeed {
+      reckoning = .carrying(
+        reckoner(
+          since: since, speed: v, newest: snapshot.lastFixTime ?? since,
+          after: resumedThrough ?? since, passed: snapshot.reckonedSteps))
     }
   }
 
@@ -299,13 +315,12 @@ public struct NavigationSession: Sendable {
       lastInputTime = fix.time
       return
     }
-    // A gap with no input at all counts as silence up to the new epoch.
-    checkLoss(at: fix.time, into: &events)
+    // A gap with no input at all counts as silence up to the new epoch; an epoch without a
+    // position is one more moment of it.
+    let usable = fix.isValid && fix.coordinate != nil
+    passSilence(until: fix.time, reckonThrough: fix.time, inclusive: !usable, into: &events)
     lastInputTime = fix.time
-    guard fix.isValid, let point = fix.coordinate else {
-      deadReckon(at: fix.time, into: &events)
-      return
-    }
+    guard usable, let point = fix.coordinate else { return }
 
     if gpsLost {
       gpsLost = false
@@ -323,8 +338,10 @@ public struct NavigationSession: Sendable {
       return
     }
     discardStreak = 0
+    let estimate = endReckoning()
     lastAccuracy = accuracy
     updateSpeed(fix, point: point, dt: dt)
+    speedPeak.note(speed, time: fix.time, span: configuration.reckonPeakSeconds)
     let threshold = max(
       configuration.offRouteMinimumDistance, configuration.offRouteAccuracyFactor * accuracy)
     let trustedCourse =
@@ -352,6 +369,7 @@ public struct NavigationSession: Sendable {
         dt: dt, accuracy: accuracy, threshold: threshold, standing: standing, into: &events)
     }
     lastValidFix = fix
+    settle(after: estimate)
     if phase == .offRoute {
       followReturn(point: point, course: trustedCourse, time: fix.time)
     }
@@ -375,8 +393,9 @@ public struct NavigationSession: Sendable {
   public mutating func silence(at time: Double) -> [NavigationEvent] {
     var events: [NavigationEvent] = []
     guard started, !arrived else { return events }
-    checkLoss(at: time, into: &events)
-    deadReckon(at: time, into: &events)
+    passSilence(
+      until: time, reckonThrough: time - configuration.reckonSettle, inclusive: true,
+      into: &events)
     return events
   }
 
@@ -405,8 +424,7 @@ public struct NavigationSession: Sendable {
     guard started, !arrived, let last = newestFixTime else { return nil }
     let lossDue = gpsLost ? nil : last + configuration.gpsLostAfter
     let carried =
-      phase == .onRoute && speed >= configuration.trustCourseAbove
-      && now < last + Self.deadReckoningLimit
+      phase == .onRoute && reckonSpeed != nil && now < last + Self.deadReckoningLimit
     guard carried || lossDue != nil else { return nil }
     return SilenceCheck(lossDue: lossDue, periodic: carried)
   }
@@ -430,42 +448,114 @@ public struct NavigationSession: Sendable {
   /// reckoning (the daemon's engine ticks while it lasts).
   public static let deadReckoningLimit = 300.0
 
-  /// Carries the announcements through a stretch without fixes (a tunnel): the position is
-  /// estimated from the last matched position and speed, and used only to time the announcement
-  /// for the maneuver ahead — never to advance a step or to report progress, so a stale
-  /// position cannot move guidance on.
-  ///
-  /// The estimate stops at the maneuver point, and only a vehicle that was moving when the fixes
-  /// stopped is carried, for at most five minutes.
-  private mutating func deadReckon(at time: Double, into events: inout [NavigationEvent]) {
-    guard phase == .onRoute, let since = lastMatchTime,
-      speed >= configuration.trustCourseAbove
-    else { return }
-    let elapsed = time - since
-    guard elapsed > 0, elapsed <= Self.deadReckoningLimit else { return }
-    var estimate = distanceAlong + speed * elapsed
-    // A tunnel that starts right at a maneuver would hide the next one for its whole length:
-    // a vehicle at driving speed whose estimate is well past the maneuver has passed it. One
-    // maneuver at most is passed this way, so a jam in the tunnel cannot run guidance ahead.
-    if reckonedSteps == 0, currentStep < lastStep, speed >= configuration.reckonPassSpeed,
-      estimate > geometry.stepEnd[currentStep] + configuration.reckonPastManeuver
-    {
-      reckonedSteps += 1
-      scheduler.said[currentStep] = .passed
-      currentStep += 1
-      events.append(NavigationEvent(time: time, kind: .step(currentStep)))
-      stepStarted(currentStep, time: time, into: &events)
+  /// Reports what silence up to `time` means: the estimates due before the loss, the loss,
+  /// then the estimates due by `reckonThrough` (at it too when `inclusive`), in time order.
+  private mutating func passSilence(
+    until time: Double, reckonThrough: Double, inclusive: Bool,
+    into events: inout [NavigationEvent]
+  ) {
+    if !gpsLost, let last = lastValidFix, time >= last.time + configuration.gpsLostAfter {
+      let lostAt = last.time + configuration.gpsLostAfter
+      if reckonThrough < lostAt {
+        deadReckon(by: reckonThrough, inclusive: inclusive, into: &events)
+      } else {
+        deadReckon(by: lostAt, inclusive: false, into: &events)
+      }
+      checkLoss(at: time, into: &events)
     }
-    // Announcements must not come late: they are timed for a vehicle that may have sped up since
-    // (a tunnel on a through road), by `reckonAcceleration` up to `reckonSpeedUp` times its
-    // speed, never for one that slowed down.
+    deadReckon(by: reckonThrough, inclusive: inclusive, into: &events)
+  }
+
+  /// The speed a vehicle without fixes is carried at: the one it had when moving, the route's
+  /// planned speed when no fix ever said (no speed, none to derive); `nil` for a vehicle that
+  /// was standing or creeping, which stays where it was.
+  private var reckonSpeed: Double? {
+    if speed >= configuration.trustCourseAbove { return speed }
+    if speed == 0, lastValidFix?.speed == nil, plannedSpeed > 0 { return plannedSpeed }
+    return nil
+  }
+
+  private func reckoner(
+    since: Double, speed v: Double, newest: Double, after: Double, passed: Int = 0
+  ) -> DeadReckoning {
     let c = configuration
-    let faster = min(speed * c.reckonSpeedUp, speed + c.reckonAcceleration * elapsed)
-    let speedUpTime = c.reckonAcceleration > 0 ? (faster - speed) / c.reckonAcceleration : 0
-    let ahead =
-      distanceAlong + speed * elapsed + (faster - speed) * (elapsed - speedUpTime / 2)
-    estimate = min(max(estimate, ahead), geometry.stepEnd[currentStep])
-    announcements(time: time, position: estimate, into: &events)
+    let start = max(c.reckonStart, 1.5 * fixInterval, newest - since + c.reckonStart)
+    return DeadReckoning(
+      anchorTime: since, anchorAlong: distanceAlong, speed: v, cruise: speedPeak.speed,
+      acceleration: c.reckonAcceleration, step: c.reckonStep, start: start, after: after,
+      passed: passed)
+  }
+
+  /// Carries a vehicle without fixes along the route from its last matched position, one
+  /// estimate per `reckonStep` due by `time`: each moves the position, passes steps, makes the
+  /// announcements due and reports progress, all marked as estimated.
+  ///
+  /// Only a departed vehicle on the route is carried, for at most ``deadReckoningLimit``
+  /// seconds after its last match. The estimate passes `reckonManeuvers` maneuvers at most, and
+  /// only at driving speed, `reckonPastManeuver` metres after it; then it waits at the next
+  /// maneuver, whose direction nothing tells, and at the route's end (arrival needs a fix).
+  private mutating func deadReckon(
+    by time: Double, inclusive: Bool, into events: inout [NavigationEvent]
+  ) {
+    guard phase == .onRoute else { return }
+    var r: DeadReckoning
+    if case .carrying(let carried) = reckoning {
+      r = carried
+    } else {
+      guard let since = lastMatchTime, let v = reckonSpeed else { return }
+      r = reckoner(
+        since: since, speed: v, newest: lastValidFix?.time ?? since,
+        after: max(lastInputTime ?? since, since))
+    }
+    let c = configuration
+    let first = events.count
+    while let t = r.next(by: time, inclusive: inclusive, limit: Self.deadReckoningLimit) {
+      let target = r.along(at: t)
+      let v = r.speed(at: t)
+      if currentStep < lastStep, r.passed < c.reckonManeuvers, v >= c.reckonPassSpeed,
+        target > geometry.stepEnd[currentStep] + c.reckonPastManeuver
+      {
+        r.passed += 1
+        distanceAlong = min(target, geometry.stepEnd[currentStep + 1])
+        advanceSteps(time: t, into: &events)
+      }
+      distanceAlong = max(distanceAlong, min(target, geometry.stepEnd[currentStep]))
+      segmentHint = geometry.segment(containing: distanceAlong, from: segmentHint)
+      lastLateral = 0
+      // Timed a little early: a vehicle may have sped up in the dark, never slowed for us.
+      let early = v * min(c.reckonEarlySeconds, c.reckonEarlyRate * (t - r.anchorTime))
+      announcements(
+        time: t, position: min(distanceAlong + early, geometry.stepEnd[currentStep]), speed: v,
+        into: &events)
+      let point = geometry.coordinate(at: distanceAlong, hint: segmentHint)
+      let estimate = Fix(time: t, coordinate: point, speed: v, quality: .deadReckoning)
+      events.append(NavigationEvent(time: t, kind: .progress(progress(point, estimate))))
+    }
+    for i in first..<events.count { events[i].estimated = true }
+    // A reckoning starts with its first estimate (until then, a settling position stays).
+    if r.started { reckoning = .carrying(r) }
+  }
+
+  /// A usable fix after a stretch without: the position goes back to the last match, from
+  /// which the fix is matched as after any gap; returns the last estimate, `nil` when there was
+  /// none.
+  private mutating func endReckoning() -> Double? {
+    guard case .carrying(let r) = reckoning else { return nil }
+    reckoning = .off
+    guard distanceAlong != r.anchorAlong else { return nil }
+    let estimate = distanceAlong
+    distanceAlong = r.anchorAlong
+    segmentHint = geometry.segment(containing: distanceAlong, from: segmentHint)
+    return estimate
+  }
+
+  /// After the fix that ended a stretch without fixes: a vehicle placed behind the last
+  /// estimate is reported there until it passes it (no jump backwards).
+  private mutating func settle(after estimate: Double?) {
+    if let e = estimate { reckoning = .settling(floor: e) }
+    if case .settling(let floor) = reckoning, distanceAlong >= floor || phase != .onRoute {
+      reckoning = .off
+    }
   }
 
   // MARK: - Matching
@@ -714,7 +804,6 @@ public struct NavigationSession: Sendable {
     guard let c = best, !away else { return }
     reacquiring = false
     lastMatchTime = fix.time
-    reckonedSteps = 0
     if standing && abs(c.s - distanceAlong) < 2 * accuracy { return }
     distanceAlong = c.s
     segmentHint = c.segment
@@ -864,11 +953,11 @@ public struct NavigationSession: Sendable {
 
   /// Makes the announcement for the maneuver ahead that is due with the vehicle at `position`.
   private mutating func announcements(
-    time: Double, position: Double, into events: inout [NavigationEvent]
+    time: Double, position: Double, speed: Double? = nil, into events: inout [NavigationEvent]
   ) {
     guard
       let p = scheduler.due(
-        step: currentStep, time: time, position: position, speed: speed,
+        step: currentStep, time: time, position: position, speed: speed ?? self.speed,
         fixInterval: fixInterval, uncertainty: lastAccuracy)
     else { return }
     announce(
@@ -891,6 +980,8 @@ public struct NavigationSession: Sendable {
   }
 
   private func progress(_ point: Coordinate, _ fix: Fix) -> Progress {
+    var distanceAlong = distanceAlong
+    if case .settling(let floor) = reckoning { distanceAlong = max(distanceAlong, floor) }
     let remaining = max(0, geometry.length - distanceAlong)
     let fraction = geometry.length > 0 ? remaining / geometry.length : 0
     return Progress(

@@ -1,0 +1,154 @@
+import Geodesy
+public import Guidance
+public import Routes
+public import Simulation
+
+/// Guidance through a GPS outage, scored against the same drive without it: the simulator
+/// makes one drive twice, once with no fix for `outage` seconds, and both are replayed.
+///
+/// The measures of issue #35: every maneuver still prompted at least 2 s before it; prompts
+/// made from an estimated position within ±2 s of the drive without the outage at steady
+/// speed; the position when the fixes return within 5 % of the distance covered blind; no
+/// backward jump over 10 m; no false off-route, none in the 10 s after the return.
+public struct OutageScore: Sendable {
+  /// A prompt made from an estimated position.
+  public struct Prompt: Sendable, Equatable {
+    public var id: String
+    /// Its time with the outage, and the same prompt's time without it (`nil`: not made).
+    public var time: Double
+    public var withoutOutage: Double?
+    /// Seconds from the prompt to the vehicle reaching the maneuver.
+    public var lead: Double?
+    /// Whether the true speed stayed within 10 % of the last fix's from the outage's start
+    /// to the prompt.
+    public var steady: Bool
+    /// Seconds later than without the outage (negative: earlier).
+    public var shift: Double? { withoutOutage.map { time - $0 } }
+  }
+
+  public var prompts: [Prompt] = []
+  /// The smallest lead of any maneuver's final prompt, seconds (`nil`: no maneuver reached).
+  public var leadMinimum: Double?
+  /// Maneuvers reached without a prompt at least `leadRequired` seconds before.
+  public var unprompted: [Int] = []
+  /// Metres between the last estimate and the truth when the fixes came back, and the metres
+  /// covered without fixes.
+  public var returnError: Double?
+  public var blindDistance = 0.0
+  /// Whether the true speed stayed within 10 % of the last fix's through the whole outage.
+  public var steady = false
+  /// Whether the last estimate waited at a maneuver it may not pass (see `reckonManeuvers`).
+  public var held = false
+  /// The largest step backwards of the reported position from the outage's start to 30 s
+  /// after it, metres.
+  public var backwardJump = 0.0
+  /// Off-route events (the drive has none), and those in the 10 s after the fixes return.
+  public var falseOffRoute = 0
+  public var offRouteAfterReturn = 0
+
+  public static let leadRequired = 2.0
+
+  /// Scores an outage of the seconds `outage` (after the drive's first epoch) in a drive of
+  /// `route` made with `options`.
+  public init(
+    document: RouteDocument, routeIndex: Int = 0, phrasing: any Phrasing, options: DriveOptions,
+    outage: ClosedRange<Double>
+  ) throws {
+    let route = try document.route(at: routeIndex)
+    let plain = DriveSimulator.drive(route, options: options)
+    var dark = options
+    dark.gaps.append(outage)
+    let drive = DriveSimulator.drive(route, options: dark)
+    func replay(_ fixes: [Fix]) throws -> [NavigationEvent] {
+      var s = try NavigationSession(document: document, routeIndex: routeIndex, phrasing: phrasing)
+      return s.replay(fixes)
+    }
+    let without = try replay(plain.fixes)
+    let events = try replay(drive.fixes)
+    let geometry = RouteGeometry(route: route)
+    let truth = drive.truth
+    let start = options.start
+    func truthAt(_ t: Double) -> TruthSample? { truth.last { $0.time <= t + 0.005 } }
+    func reaching(_ s: Double) -> Double? {
+      truth.first { $0.offset == 0 && $0.distanceAlong >= s - 0.01 }?.time
+    }
+    let lastFix = drive.fixes.last { $0.isValid && $0.time < start + outage.lowerBound }
+    let before = lastFix.flatMap { truthAt($0.time) }
+
+    // Prompts from estimates, against the same prompts without the outage.
+    var plainTimes: [String: Double] = [:]
+    for e in without {
+      if let a = e.announcement, plainTimes[a.id] == nil { plainTimes[a.id] = e.time }
+    }
+    for e in events where e.estimated {
+      guard let a = e.announcement, [.prepare, .approach, .now].contains(a.kind) else { continue }
+      let steady =
+        before.map { b in
+          truth.allSatisfy {
+            $0.time < b.time || $0.time > e.time || abs($0.speed - b.speed) <= 0.1 * b.speed
+          }
+        } ?? false
+      prompts.append(
+        Prompt(
+          id: a.id, time: e.time, withoutOutage: plainTimes[a.id],
+          lead: reaching(geometry.stepEnd[a.step]).map { $0 - e.time }, steady: steady))
+    }
+
+    // Every maneuver's final prompt (its own, or the "then" part of the one before).
+    let last = route.steps.count - 1
+    for m in 1..<max(1, last) {
+      guard let reached = reaching(geometry.stepEnd[m]) else { continue }
+      let finals = events.compactMap { e -> Double? in
+        guard let a = e.announcement, e.time <= reached else { return nil }
+        if a.step == m && [.prepare, .approach, .now].contains(a.kind) { return e.time }
+        guard a.step == m - 1, [.approach, .now].contains(a.kind),
+          case .maneuver(_, _, let then) = a.message, then != nil
+        else { return nil }
+        return e.time
+      }
+      let lead = finals.max().map { reached - $0 }
+      leadMinimum = min(leadMinimum ?? .infinity, lead ?? -.infinity)
+      if (lead ?? -1) < Self.leadRequired { unprompted.append(m) }
+    }
+
+    // The position when the fixes return, and backward steps around the outage.
+    let back = events.first {
+      !$0.estimated && $0.progressValue != nil && $0.time >= start + outage.upperBound
+    }
+    let estimate = events.last { $0.estimated && $0.progressValue != nil }
+    if let back, let estimate, let at = estimate.progressValue?.distanceAlong,
+      let b = before, let t = truthAt(estimate.time)
+    {
+      returnError = abs(at - t.distanceAlong)
+      blindDistance = t.distanceAlong - b.distanceAlong
+      held = geometry.stepEnd.contains { abs($0 - at) < 0.01 }
+      steady = truth.allSatisfy {
+        $0.time < b.time || $0.time > estimate.time || abs($0.speed - b.speed) <= 0.1 * b.speed
+      }
+      for e in events where e.time >= back.time && e.time <= back.time + 10 {
+        if case .offRoute = e.kind { offRouteAfterReturn += 1 }
+      }
+    }
+    var previous: Double?
+    for e in events {
+      if case .offRoute = e.kind { falseOffRoute += 1 }
+      guard e.time >= start + outage.lowerBound, e.time <= start + outage.upperBound + 30,
+        let p = e.progressValue?.distanceAlong
+      else { continue }
+      if let q = previous { backwardJump = max(backwardJump, q - p) }
+      previous = p
+    }
+  }
+}
+
+extension NavigationEvent {
+  fileprivate var announcement: Announcement? {
+    if case .announce(let a) = kind { return a }
+    return nil
+  }
+
+  fileprivate var progressValue: Progress? {
+    if case .progress(let p) = kind { return p }
+    return nil
+  }
+}

@@ -1,0 +1,146 @@
+import Geodesy
+import Guidance
+import Phrasebook
+import Routes
+import TestSupport
+import Testing
+
+/// Dead reckoning along the route: a vehicle without fixes is carried on, its events say so,
+/// and the fixes that come back take over without a jump backwards or a false off-route.
+@Suite struct DeadReckoningTests {
+  /// 1000 m east, a 40 m step north, 800 m east.
+  static let doc = makeRoute(legs: [
+    (90, 1000, "Turn left onto A Street"), (0, 40, "Turn right onto B Street"),
+    (90, 800, "Your destination is on the left"),
+  ])
+  static let t0 = 1_714_550_400.0
+  static let geometry = RouteGeometry(route: doc.routes[0])
+
+  static func fix(at s: Double, time: Double, speed: Double = 12, quality: FixQuality = .gps)
+    -> Fix
+  {
+    let c = geometry.coordinate(at: s)
+    let course = geometry.bearings[geometry.segment(containing: s, from: 0)]
+    return Fix(
+      time: t0 + time, coordinate: c, speed: speed, course: course, horizontalAccuracy: 3,
+      quality: quality)
+  }
+
+  static func session() throws -> NavigationSession {
+    try NavigationSession(document: doc, phrasing: Phrasebook(language: .en))
+  }
+
+  /// Fixes at 12 m/s for the first `until` seconds; the session's events up to then.
+  static func drive(_ s: inout NavigationSession, until: Int) -> [NavigationEvent] {
+    var events: [NavigationEvent] = []
+    for t in 0...until { events += s.ingest(fix(at: 12 * Double(t), time: Double(t))) }
+    return events
+  }
+
+  @Test func withoutFixesThePositionMovesOnAndTheEventsSaySo() throws {
+    var s = try Self.session()
+    _ = Self.drive(&s, until: 60)
+    var blind: [NavigationEvent] = []
+    for t in 61...100 { blind += s.ingest(.noFix(time: Self.t0 + Double(t))) }
+    #expect(blind.filter { $0.kind == .gps(.lost) }.count == 1)
+    let progress = blind.filter { $0.progressValue != nil }
+    #expect(progress.allSatisfy { $0.estimated })
+    #expect(!progress.isEmpty)
+    // At 12 m/s: 12 m a second from the last fix, at 720 m.
+    let at70 = try #require(progress.first { $0.time == Self.t0 + 70 }?.progressValue)
+    #expect(abs(at70.distanceAlong - 840) < 0.5)
+    // The maneuver ahead is announced on time and passed; the next one, whose direction
+    // nothing tells, is where the estimate waits.
+    let now = try #require(blind.first { $0.announcement?.id == "r0.s1.now" })
+    #expect(now.estimated && now.time < Self.t0 + 1000 / 12 - 3)
+    let step = try #require(blind.first { $0.stepIndex == 2 })
+    #expect(step.estimated)
+    #expect(abs(step.time - (Self.t0 + 1010 / 12)) <= 1)
+    #expect(blind.compactMap(\.stepIndex) == [2, 3])
+    #expect(abs((progress.last?.progressValue?.distanceAlong ?? 0) - 1200) < 0.5)
+    #expect(!blind.contains { if case .offRoute = $0.kind { true } else { false } })
+  }
+
+  @Test func theEstimateWaitsAtAManeuverItMayNotPassAndAtTheEnd() throws {
+    for passing in [1, 2] {
+      var c = GuidanceConfiguration()
+      c.reckonManeuvers = passing
+      var s = try NavigationSession(
+        document: Self.doc, phrasing: Phrasebook(language: .en), configuration: c)
+      _ = Self.drive(&s, until: 60)
+      var blind: [NavigationEvent] = []
+      for t in 61...250 { blind += s.ingest(.noFix(time: Self.t0 + Double(t))) }
+      #expect(blind.compactMap(\.stepIndex) == Array(2..<(2 + passing)))
+      let furthest = blind.compactMap(\.progressValue?.distanceAlong).max() ?? 0
+      let end = passing == 1 ? Self.geometry.stepEnd[2] : Self.geometry.length
+      #expect(abs(furthest - end) < 0.01)
+      // Arrival needs a fix.
+      #expect(!blind.contains { if case .arrived = $0.kind { true } else { false } })
+    }
+  }
+
+  @Test func theEstimatesAreTheSameWhateverTheEdgeCallsAndWhen() throws {
+    // No-fix epochs every second, a live engine's ticks every 0.3 s, and a replay's one
+    // silence: the same events, at the same times, once the fixes are back.
+    func run(_ quiet: (inout NavigationSession, Int) -> [NavigationEvent]) throws
+      -> [NavigationEvent]
+    {
+      var s = try Self.session()
+      _ = Self.drive(&s, until: 40)
+      var events: [NavigationEvent] = []
+      // Tenths of a second, until the fixes come back at 90 s, past the first maneuver.
+      for k in 403..<900 { events += quiet(&s, k) }
+      for k in 90...95 { events += s.ingest(Self.fix(at: 12 * Double(k), time: Double(k))) }
+      return events
+    }
+    let epochs = try run { s, k in
+      k % 10 == 1 ? s.ingest(.noFix(time: Self.t0 + Double(k / 10))) : []
+    }
+    let ticks = try run { s, k in k % 3 == 0 ? s.silence(at: Self.t0 + Double(k) / 10) : [] }
+    let replay = try run { s, k in k == 451 ? s.silence(at: Self.t0 + 45) : [] }
+    #expect(epochs.contains { $0.stepIndex == 2 && $0.estimated })
+    #expect(ticks == epochs)
+    #expect(replay == epochs)
+  }
+
+  @Test func fixesThatComeBackBehindTheEstimateDoNotJumpBackwardsOrLeaveTheRoute() throws {
+    var s = try Self.session()
+    _ = Self.drive(&s, until: 30)
+    // Without fixes for 20 s, the vehicle slows to 8 m/s: it is 80 m behind the estimate.
+    var events: [NavigationEvent] = []
+    for t in 31...50 { events += s.ingest(.noFix(time: Self.t0 + Double(t))) }
+    let estimate = try #require(events.last { $0.progressValue != nil }?.progressValue)
+    var reported: [Double] = [estimate.distanceAlong]
+    for k in 0...20 {
+      let e = s.ingest(Self.fix(at: 360 + 160 + 8 * Double(k), time: 51 + Double(k), speed: 8))
+      events += e
+      reported += e.compactMap(\.progressValue?.distanceAlong)
+    }
+    #expect(events.contains { $0.kind == .gps(.acquired) })
+    #expect(!events.contains { if case .offRoute = $0.kind { true } else { false } })
+    for (a, b) in zip(reported, reported.dropFirst()) { #expect(b >= a - 10) }
+    // The match itself follows the fixes.
+    #expect(abs(s.distanceAlong - (520 + 8 * 20)) < 10)
+  }
+
+  @Test func gpsdDeadReckonedFixesAreFixes() throws {
+    var s = try Self.session()
+    _ = Self.drive(&s, until: 20)
+    var events: [NavigationEvent] = []
+    for t in 21...40 {
+      events += s.ingest(Self.fix(at: 12 * Double(t), time: Double(t), quality: .deadReckoning))
+    }
+    #expect(!events.contains { $0.kind == .gps(.lost) })
+    #expect(!events.contains { $0.estimated })
+    #expect(abs(s.distanceAlong - 480) < 5)
+  }
+
+  @Test func aStandingVehicleIsNotCarried() throws {
+    var s = try Self.session()
+    for t in 0...10 { _ = s.ingest(Self.fix(at: 100, time: Double(t), speed: 0)) }
+    let events = s.silence(at: Self.t0 + 40)
+    #expect(events.contains { $0.kind == .gps(.lost) })
+    #expect(!events.contains { $0.estimated })
+    #expect(abs(s.distanceAlong - 100) < 5)
+  }
+}
