@@ -48,7 +48,7 @@ public struct Publication: Sendable, Equatable {
 /// is the mutex). The engine makes one of these for every event and the writer of standard
 /// output frees it on another thread. As a `Locked` the same took three allocations, and with
 /// one arena (``POSIX/HeapRelease``) the two threads queued for glibc's arena lock: 11 % of a
-/// `--fast --json` replay's samples were futex waits and wakes (perf, `docs/profiling.md`).
+/// `--fast --json` replay's samples were futex waits and wakes (perf, `docs/notebook/profiling.md`).
 ///
 /// `ManagedBuffer` cannot be `Sendable`, so ``Publication`` holds it through
 /// ``EncodedLine/Shared``.

@@ -40,7 +40,8 @@ enum EventLineWriter {
   /// Appends the JSON object of a navigation event (no newline).
   static func write(_ event: NavigationEvent, seq: UInt64? = nil, into out: inout [UInt8]) {
     if case .progress(let p) = event.kind,
-      ProgressLineWriter.write(p, time: event.time, seq: seq, into: &out)
+      ProgressLineWriter.write(
+        p, time: event.time, seq: seq, estimated: event.estimated, into: &out)
     {
       return
     }
@@ -101,6 +102,8 @@ enum EventLineWriter {
       head(.gps, event.time, seq, into: &out)
       stringMember("status", s.rawValue, into: &out)
     }
+    // Made from a position estimated without fixes (dead reckoning): said, and only then.
+    if event.estimated { boolMember("estimated", true, into: &out) }
     out.append(0x7D)  // }
   }
 

@@ -49,7 +49,8 @@ public struct ReceivedEvent: Sendable, Equatable {
     func integer(_ key: String) -> Int? { number(key).flatMap { Int(exactly: $0.rounded()) } }
     func string(_ key: String) -> String? { o[key]?.stringValue }
     func navigation(_ kind: NavigationEvent.Kind) -> Event {
-      .navigation(NavigationEvent(time: time, kind: kind))
+      .navigation(
+        NavigationEvent(time: time, kind: kind, estimated: o["estimated"]?.boolValue ?? false))
     }
     switch c {
     case .route:

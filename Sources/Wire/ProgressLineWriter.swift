@@ -6,7 +6,7 @@ import Guidance
 /// `stepwised --json` writes one `PROGRESS` line per fix, and `EventLineWriter`'s general code
 /// appended each piece to the array on its own (a uniqueness and capacity check, a copy call)
 /// and worked out each number's decimals in a loop: about a microsecond a line, the largest
-/// part of the writer thread (perf, `docs/profiling.md`). The bytes are the same:
+/// part of the writer thread (perf, `docs/notebook/profiling.md`). The bytes are the same:
 /// `EventLineWriterTests` compares both with `JSONWriter`'s.
 enum ProgressLineWriter {
   /// Bytes the buffer holds: a `PROGRESS` line is at most about 650 (every key, a 24-byte
@@ -16,7 +16,9 @@ enum ProgressLineWriter {
   /// Appends the JSON object of a `PROGRESS` event at `time` (no newline), or returns `false`
   /// (appending nothing) when a time falls outside the years 0 to 9999: the general code
   /// writes those.
-  static func write(_ p: Progress, time: Double, seq: UInt64?, into out: inout [UInt8]) -> Bool {
+  static func write(
+    _ p: Progress, time: Double, seq: UInt64?, estimated: Bool = false, into out: inout [UInt8]
+  ) -> Bool {
     withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
       guard let base = buffer.baseAddress else { return false }
       var w = ByteCursor(base: base)
@@ -61,6 +63,7 @@ enum ProgressLineWriter {
         w.append(#","discardedFixes":"#)
         w.integer(p.discardedFixes)
       }
+      if estimated { w.append(#","estimated":true"#) }
       w.byte(0x7D)  // }
       precondition(w.count <= capacity)
       out.append(contentsOf: UnsafeBufferPointer(start: base, count: w.count))

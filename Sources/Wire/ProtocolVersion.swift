@@ -24,13 +24,15 @@ public import JSON
 ///   `REROUTE` (where rerouting stands) and the `STATE` member `reroute`.
 /// - 1.3: `PROGRESS` has `discardedFixes` (the receiver's jumps discarded so far); `OFFROUTE` has
 ///   `reason` `wrongWay` when the vehicle drives back along the route.
+/// - 1.4: `ANNOUNCE`, `STEP` and `PROGRESS` have `estimated` (`true`) when made from a position
+///   estimated along the route without fixes (dead reckoning through an outage).
 ///
 /// Compatibility floor: none yet; every 1.x server accepts every 1.x client.
 public enum ProtocolVersion {
   /// The major version: changes only with incompatible changes.
   public static let major = 1
   /// The minor version: grows with each compatible addition.
-  public static let minor = 3
+  public static let minor = 4
 
   /// The `VERSION` object a server sends first on every connection.
   ///

@@ -65,6 +65,10 @@ import Wire
       NavigationEvent(time: t, kind: .onRoute),
       NavigationEvent(time: t, kind: .arrived(distance: v)),
       NavigationEvent(time: t, kind: .gps(.lost)),
+      // Made without fixes (dead reckoning): the member comes last, only when true.
+      NavigationEvent(time: t, kind: .progress(progress), estimated: true),
+      NavigationEvent(time: t, kind: .announce(announcement), estimated: true),
+      NavigationEvent(time: t, kind: .step(8), estimated: true),
     ]
   }
 

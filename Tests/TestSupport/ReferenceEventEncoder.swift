@@ -85,6 +85,7 @@ public enum ReferenceEventEncoder {
       o.append("time", .string(UTCTime.iso8601(event.time)))
       o.append("status", .string(s.rawValue))
     }
+    if event.estimated { o.append("estimated", .bool(true)) }
     return o
   }
 

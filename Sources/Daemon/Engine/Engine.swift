@@ -27,7 +27,7 @@ public final class EngineHeartbeat: Sendable {
 /// ticker, the socket's commands, router answers and the watchdog's probe) and listens through
 /// the ``EventPublisher``.
 public struct Engine {
-  /// The pure core: the session and when to reroute. The engine carries out its effects.
+  /// The pure core: the session and when to reroute; the engine carries out its effects.
   private var core: GuidanceCore
   /// The session being guided; `nil` after a `cancel`.
   public var session: NavigationSession? { core.session }
