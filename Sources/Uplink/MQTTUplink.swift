@@ -2,6 +2,7 @@ import CommandLineSupport
 import Daemon
 import Dispatch
 import Events
+import FleetClient
 import Geodesy
 import Glibc
 import Guidance

@@ -92,6 +92,12 @@ public final class MQTTClient: @unchecked Sendable {
   public struct Failure: Error, CustomStringConvertible, Sendable {
     public var code: Int32
     public var function: String
+
+    public init(code: Int32, function: String) {
+      self.code = code
+      self.function = function
+    }
+
     public var description: String {
       "\(function): " + String(cString: mosquitto_strerror(code))
     }
