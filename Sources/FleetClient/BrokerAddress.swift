@@ -55,3 +55,27 @@ public struct BrokerAddress: Sendable, Equatable, CustomStringConvertible {
     (tls ? "mqtts://" : "mqtt://") + (host.contains(":") ? "[\(host)]" : host) + ":\(port)"
   }
 }
+
+extension BrokerAddress {
+  /// One broker or the nodes of a cluster: `URL[,URL…]`, all `mqtt://` or all `mqtts://`.
+  public static func list(parsing text: String) throws(UsageError) -> [BrokerAddress] {
+    var brokers: [BrokerAddress] = []
+    for part in text.split(separator: ",", omittingEmptySubsequences: false) {
+      brokers.append(try BrokerAddress(parsing: String(part)))
+    }
+    guard let first = brokers.first, brokers.allSatisfy({ $0.tls == first.tls }) else {
+      throw UsageError("\(text): the brokers of a list are all mqtt:// or all mqtts://")
+    }
+    return brokers
+  }
+
+  /// The MQTT version named by `--mqtt-protocol` or `--protocol`: `5` (the default) or `3.1.1`
+  /// (for RabbitMQ 3.10, which has no MQTT 5); whether it is 3.1.1.
+  public static func version311(_ text: String?) throws(UsageError) -> Bool {
+    switch text {
+    case nil, "5": return false
+    case "3.1.1": return true
+    case let other?: throw UsageError("MQTT protocol \"\(other)\": 5 or 3.1.1")
+    }
+  }
+}

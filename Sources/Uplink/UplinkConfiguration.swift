@@ -7,6 +7,10 @@ import Subscribers
 /// Everything `stepwised --mqtt …` configures.
 public struct UplinkConfiguration: Sendable {
   public var broker: BrokerAddress
+  /// The other nodes of a cluster, tried in turn when ``broker`` (or the last tried) fails.
+  public var alternates: [BrokerAddress] = []
+  /// MQTT 3.1.1 instead of 5 (`--mqtt-protocol 3.1.1`, for RabbitMQ 3.10).
+  public var version311 = false
   public var vehicle: String
   /// Topic prefix, `stepwise/VEHICLE` by default.
   public var prefix: String
@@ -32,14 +36,15 @@ public struct UplinkConfiguration: Sendable {
   }
 
   public static let usage = """
-    Fleet uplink (docs/fleet.md): --mqtt mqtt://HOST[:PORT] | mqtts://HOST[:PORT]
+    Fleet uplink (docs/fleet.md): --mqtt mqtt://HOST[:PORT] | mqtts://HOST[:PORT] [,URL…]
       [--vehicle ID] [--mqtt-prefix PREFIX] [--mqtt-credentials FILE]
       [--mqtt-cafile FILE] [--mqtt-cert FILE --mqtt-key FILE]
       [--mqtt-progress-interval SECONDS] [--mqtt-journal-size BYTES] [--mqtt-commands]
-      [--mqtt-keepalive SECONDS]
+      [--mqtt-keepalive SECONDS] [--mqtt-protocol 5|3.1.1]
     publishes online, state, events and progress under PREFIX (default stepwise/ID; ID
     defaults to the host name) through a journal in the state directory (default 16 MiB);
-    --mqtt-commands takes the socket's commands on PREFIX/command, replies on PREFIX/reply.
+    --mqtt-commands takes the socket's commands on PREFIX/command, replies on PREFIX/reply;
+    several URLs (a cluster's nodes): each reconnect goes to the next.
     """
 
   /// Takes the uplink's options out of `args`; `nil` without `--mqtt`.
@@ -55,16 +60,20 @@ public struct UplinkConfiguration: Sendable {
     let size = try args.integer("--mqtt-journal-size", minimum: 64 << 10)
     let commands = args.flag("--mqtt-commands")
     let keepalive = try args.integer("--mqtt-keepalive", minimum: 5)
+    let version = try args.option("--mqtt-protocol")
     guard let url else {
       let given = [vehicle, prefix, credentials, caFile, certificate, key].contains { $0 != nil }
-      if given || interval != nil || size != nil || keepalive != nil || commands {
+      if given || interval != nil || size != nil || keepalive != nil || commands || version != nil {
         throw UsageError("the --mqtt-… and --vehicle options need --mqtt URL")
       }
       return nil
     }
-    let broker = try BrokerAddress(parsing: url)
+    let brokers = try BrokerAddress.list(parsing: url)
+    let broker = brokers[0]
     var c = UplinkConfiguration(
       broker: broker, vehicle: try VehicleID.validate(vehicle ?? VehicleID.hostName()))
+    c.alternates = Array(brokers.dropFirst())
+    c.version311 = try BrokerAddress.version311(version)
     if let prefix {
       guard !prefix.isEmpty, !prefix.contains("+"), !prefix.contains("#"), !prefix.hasSuffix("/")
       else {
