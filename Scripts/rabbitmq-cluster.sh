@@ -5,7 +5,7 @@
 #   Scripts/rabbitmq-cluster.sh start DIR    start, cluster and configure the nodes
 #   Scripts/rabbitmq-cluster.sh start-node DIR I   start node I (1..3) again after it was killed
 #   Scripts/rabbitmq-cluster.sh stop DIR     end every node, then epmd, each by its pid
-#   Scripts/rabbitmq-cluster.sh user DIR NAME PASSWORD vehicle|dispatcher
+#   Scripts/rabbitmq-cluster.sh user DIR NAME PASSWORD vehicle|dispatcher|backoffice
 #                                            add a broker account (below)
 #
 # Everything lives in DIR: each node's data, logs and configuration, the Erlang cookie (HOME),
@@ -21,7 +21,8 @@
 # MQTT off. The account "stepwise-admin" (password in DIR/admin.password) administers the vhost.
 # `user … vehicle` may write only stepwise/NAME/… and read only stepwise/NAME/command; `user …
 # dispatcher` may read every stepwise/… topic and write only stepwise/<any>/command (RabbitMQ
-# topic authorisation on amq.topic: MQTT's / is AMQP's ., so the patterns are on routing keys).
+# topic authorisation on amq.topic: MQTT's / is AMQP's ., so the patterns are on routing keys);
+# `user … backoffice` is an AMQP consumer of its own stepwise-backoffice.… queues (docs/fleet/).
 #
 # Each node runs in the foreground (RUNNING_UNDER_SYSTEMD=1 makes rabbitmq-server exec the Erlang
 # VM, so the pid started is the node's); `stop` sends each SIGTERM (a clean stop), waits up to
@@ -31,7 +32,7 @@ set -eu
 
 RABBIT_BIN=${RABBIT_BIN:-/usr/lib/rabbitmq/bin}
 usage() {
-  echo "usage: $0 start|stop DIR | start-node DIR 1|2|3 | user DIR NAME PASSWORD vehicle|dispatcher" >&2
+  echo "usage: $0 start|stop DIR | start-node DIR 1|2|3 | user DIR NAME PASSWORD vehicle|dispatcher|backoffice" >&2
   exit 2
 }
 [ $# -ge 2 ] || usage
@@ -186,6 +187,13 @@ user() {
     ctl 1 -q set_permissions -p stepwise "$name" "$own" "$own|^amq\\.topic\$" "$own|^amq\\.topic\$"
     ctl 1 -q set_topic_permissions -p stepwise "$name" amq.topic \
       '^stepwise\.[A-Za-z0-9_-]+\.command$' '^stepwise\.'
+    ;;
+  backoffice)
+    # AMQP consumers (docs/fleet/consumer.py): their own stepwise-backoffice.* queues, bound
+    # to amq.topic with read topic permission on every stepwise.… key and none to write.
+    bo='^stepwise-backoffice\.'
+    ctl 1 -q set_permissions -p stepwise "$name" "$bo" "$bo" "$bo|^amq\.topic\$"
+    ctl 1 -q set_topic_permissions -p stepwise "$name" amq.topic '^$' '^stepwise\.'
     ;;
   *) usage ;;
   esac

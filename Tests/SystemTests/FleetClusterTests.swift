@@ -89,6 +89,11 @@ struct FleetClusterTests {
       ], timeout: 20)
   }
 
+  /// The `class` of an event line.
+  static func eventClass(_ line: String) -> String {
+    (try? JSONParser.parse(line))?["class"]?.stringValue ?? "?"
+  }
+
   @Test func aVehicleFailsOverWhenItsNodeIsKilledAndLosesNothing() throws {
     let scratch = try ScratchDirectory()
     defer { scratch.remove() }
@@ -97,6 +102,15 @@ struct FleetClusterTests {
     try cluster.user("veh1", "pw-veh1", "vehicle")
     try cluster.user("veh2", "pw-veh2", "vehicle")
     try cluster.user("disp", "pw-disp", "dispatcher")
+    // A back-office AMQP consumer (docs/fleet/consumer.py): its quorum queue bound now, read
+    // after the drive.
+    try cluster.user("bo", "pw-bo", "backoffice")
+    let consumer = ["/usr/bin/python3", repositoryFile("docs/fleet/consumer.py")]
+    let amqp = "amqp://bo:pw-bo@127.0.0.1:\(cluster.env["AMQP_PORT_2"] ?? "0")/stepwise"
+    let declared = try SpawnedProcess(
+      consumer + ["--url", amqp, "--declare-only"], environment: ["PATH": "/usr/bin:/bin"],
+      stdoutPath: scratch.file("declare.out"), stderrPath: scratch.file("declare.err"))
+    #expect(declared.wait(timeout: 30) == 0, "\(declared.stderr)")
     let credentials = scratch.file("veh1.credentials")
     try "veh1\npw-veh1\n".write(toFile: credentials, atomically: true, encoding: .utf8)
 
@@ -177,6 +191,17 @@ struct FleetClusterTests {
     #expect(replies.map { $0["id"]?.stringValue } == ["while-down"], "\(replies)")
     #expect(replies.first?["class"]?.stringValue == "REPLY")
     #expect(!sub.stdout.contains("FORGED"))
+    // The AMQP consumer on node 2 reads the same events from its queue: "vehicle boot seq class".
+    let reader = try SpawnedProcess(
+      consumer + ["--url", amqp, "--count", "\(expected.count)", "--timeout", "5"],
+      environment: ["PATH": "/usr/bin:/bin"], stdoutPath: scratch.file("consumer.out"),
+      stderrPath: scratch.file("consumer.err"))
+    defer { reader.killGroup() }
+    #expect(reader.wait(timeout: 30) == 0, "\(reader.stderr)")
+    let read = reader.stdout.split(separator: "\n").map { $0.split(separator: " ") }
+    #expect(read.map { $0.count == 4 ? String($0[3]) : "?" } == expected.map(Self.eventClass))
+    let readSeqs = read.compactMap { $0.count == 4 ? Int($0[2]) : nil }
+    #expect(zip(readSeqs, readSeqs.dropFirst()).allSatisfy { $0 < $1 })
     // A clean stop says offline under MQTT 3.1.1 too (the client publishes its will).
     var online: [ReceivedMessage] = []
     waitUntil(timeout: 5) {
