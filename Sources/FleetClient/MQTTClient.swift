@@ -381,6 +381,8 @@ public final class MQTTClient: @unchecked Sendable {
 
   /// libmosquitto's text for one of its error codes (`MOSQ_ERR_…`), as a disconnect reports.
   public static func error(_ code: Int32) -> String {
-    String(cString: mosquitto_strerror(code))
+    // libmosquitto 2.0.11 has no text for a keepalive timeout ("Unknown error.").
+    if code == MOSQ_ERR_KEEPALIVE.rawValue { return "no answer within 1.5 × keepalive" }
+    return String(cString: mosquitto_strerror(code))
   }
 }
