@@ -1,8 +1,11 @@
+import CommandLineSupport
+import FleetClient
 import Foundation
 import Glibc
 import JSON
 import TestSupport
 import Testing
+import Uplink
 
 /// A three-node RabbitMQ cluster (Scripts/rabbitmq-cluster.sh) on loopback: per-vehicle
 /// credentials, a vehicle failing over when its node is killed, and a command sent while that
@@ -209,5 +212,38 @@ struct FleetClusterTests {
       return online.last?.payload == #"{"online":false}"#
     }
     #expect(online.last?.payload == #"{"online":false}"#, "\(online)")
+  }
+}
+
+/// The cluster's options: a list of brokers and the MQTT version, as stepwised parses them.
+@Suite struct ClusterOptionsTests {
+  @Test func aCommaSeparatedListIsTheFirstBrokerAndItsAlternatesInOrder() throws {
+    var args = Arguments([
+      "--mqtt", "mqtt://n1:1883,mqtt://n2,mqtt://[::1]:1885", "--vehicle", "bus-7",
+      "--mqtt-protocol", "3.1.1",
+    ])
+    let c = try #require(try UplinkConfiguration.parse(&args))
+    #expect(c.broker.description == "mqtt://n1:1883")
+    #expect(c.alternates.map(\.description) == ["mqtt://n2:1883", "mqtt://[::1]:1885"])
+    #expect(c.version311)
+    #expect(args.isEmpty)
+  }
+
+  @Test func oneBrokerHasNoAlternatesAndSpeaksMQTT5() throws {
+    var args = Arguments(["--mqtt", "mqtt://n1", "--vehicle", "bus-7"])
+    let c = try #require(try UplinkConfiguration.parse(&args))
+    #expect(c.alternates.isEmpty)
+    #expect(!c.version311)
+  }
+
+  @Test(arguments: [
+    ["--mqtt", "mqtt://n1,mqtts://n2", "--vehicle", "v"],
+    ["--mqtt", "mqtt://n1,", "--vehicle", "v"],
+    ["--mqtt", "mqtt://n1", "--vehicle", "v", "--mqtt-protocol", "4"],
+    ["--mqtt-protocol", "3.1.1"],
+  ])
+  func mixedSchemesEmptyEntriesAndOtherVersionsAreUsageErrors(_ argv: [String]) {
+    var args = Arguments(argv)
+    #expect(throws: UsageError.self) { try UplinkConfiguration.parse(&args) }
   }
 }
