@@ -87,18 +87,28 @@ let package = Package(
       swiftSettings: swiftSettings),
 
     // Fleet uplink (docs/fleet.md): libmosquitto (system library), the MQTT client on
-    // libmosquitto's own thread, the store-and-forward journal, the daemon's sink and the
-    // dispatcher's commands (`stepwise fleet`, `stepwise send`).
+    // libmosquitto's own thread and the dispatcher's commands (`stepwise fleet`, `stepwise
+    // send`) in FleetClient; the store-and-forward journal and the daemon's sink in Uplink.
     // libmosquitto's declarations only, from the default include path: MosquittoShim defines
     // the functions the uplink calls and opens the library on first use, so a daemon without
     // --mqtt never loads it (nor OpenSSL).
     .systemLibrary(name: "CMosquitto", providers: [.apt(["libmosquitto-dev"])]),
     .target(name: "MosquittoShim", dependencies: ["CMosquitto"]),
+    // The dispatcher's side (`stepwise fleet`, `stepwise send`), the MQTT client and the broker
+    // options both sides share: neither the daemon nor libgps, so the user's tool links neither.
+    .target(
+      name: "FleetClient",
+      dependencies: [
+        "CMosquitto", "CommandLineSupport", "Geodesy", "JSON", "MosquittoShim", "POSIX",
+        "RouteFiles", "Routes", "Wire",
+      ],
+      swiftSettings: swiftSettings),
+    // The daemon's side: the sink attached to stepwised and its journal.
     .target(
       name: "Uplink",
       dependencies: [
-        "CMosquitto", "CommandLineSupport", "Daemon", "Events", "Geodesy", "Guidance", "JSON",
-        "MosquittoShim", "POSIX", "RouteFiles", "Routes", "Subscribers", "Wire",
+        "CommandLineSupport", "Daemon", "Events", "FleetClient", "Geodesy", "Guidance", "JSON",
+        "POSIX", "Subscribers", "Wire",
       ],
       swiftSettings: swiftSettings),
 
@@ -136,10 +146,9 @@ let package = Package(
     .executableTarget(
       name: "stepwise",
       dependencies: [
-        "Client", "CommandLineSupport", "Driver", "Geodesy", "GPSDProtocol", "Guidance", "JSON",
-        "Lab",
-        "NMEA", "Phrasebook",
-        "POSIX", "RouteFiles", "Routes", "Simulation", "Uplink", "Wire",
+        "Client", "CommandLineSupport", "Driver", "FleetClient", "Geodesy", "GPSDProtocol",
+        "Guidance", "JSON", "Lab", "NMEA", "Phrasebook", "POSIX", "RouteFiles", "Routes",
+        "Simulation", "Wire",
       ],
       swiftSettings: swiftSettings),
 
@@ -170,7 +179,8 @@ let package = Package(
     .testTarget(
       name: "SystemTests",
       dependencies: [
-        "Client", "CommandLineSupport", "Daemon", "Events", "Geodesy", "GPSD", "GPSDProtocol",
+        "Client", "CommandLineSupport", "Daemon", "Events", "FleetClient", "Geodesy", "GPSD",
+        "GPSDProtocol",
         "Guidance", "JSON", "Lab", "NMEA", "Phrasebook", "POSIX", "RouteFiles", "Routes",
         "Simulation", "Rerouting", "Router", "stepwise", "Subscribers", "TestSupport", "Uplink",
         "Wire",

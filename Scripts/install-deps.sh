@@ -24,8 +24,11 @@ fi
 # builds the CCurl/CurlShim targets (the router client); python3-pip, unzip, curl and bc fetch
 # and run the real Valhalla of the router tests (Tests/Valhalla/serve.sh); gdb lets a test that
 # kills a child which did not finish in time print the child's stacks first; osmium-tool
-# turns the hand-written test map Tests/Valhalla/extracts/stepwise_lanes.osm into its .osm.pbf.
-PACKAGES="${STEPWISE_APT_PACKAGES:-libgps-dev pkg-config gpsd gpsd-clients gpsd-tools python3-gps strace shellcheck systemd debhelper dpkg-dev fakeroot lintian man-db libmosquitto-dev mosquitto mosquitto-clients openssl libcurl4-openssl-dev python3-pip unzip curl bc gdb osmium-tool}"
+# turns the hand-written test map Tests/Valhalla/extracts/stepwise_lanes.osm into its .osm.pbf;
+# rabbitmq-server runs the three-node cluster of the fleet's cluster tests
+# (Scripts/rabbitmq-cluster.sh; its own service is not used) and python3-pika the back-office
+# consumer example (docs/fleet/).
+PACKAGES="${STEPWISE_APT_PACKAGES:-libgps-dev pkg-config gpsd gpsd-clients gpsd-tools python3-gps strace shellcheck systemd debhelper dpkg-dev fakeroot lintian man-db libmosquitto-dev mosquitto mosquitto-clients openssl libcurl4-openssl-dev python3-pip unzip curl bc gdb osmium-tool rabbitmq-server python3-pika}"
 missing=""
 for p in $PACKAGES; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

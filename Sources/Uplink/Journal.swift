@@ -1,5 +1,4 @@
 import CommandLineSupport
-import Daemon
 import Glibc
 import POSIX
 

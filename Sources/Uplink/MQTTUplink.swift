@@ -2,6 +2,7 @@ import CommandLineSupport
 import Daemon
 import Dispatch
 import Events
+import FleetClient
 import Geodesy
 import Glibc
 import Guidance
@@ -107,6 +108,14 @@ public final class MQTTUplink: EventSink, DaemonAttachment, @unchecked Sendable 
 
   func topic(_ name: String) -> String { configuration.prefix + "/" + name }
 
+  /// The broker of the link, for the log: with a cluster's nodes, the one last tried.
+  private var linkName: String {
+    guard !configuration.alternates.isEmpty, let client else {
+      return configuration.broker.description
+    }
+    return (configuration.broker.tls ? "mqtts://" : "mqtt://") + client.broker
+  }
+
   // MARK: DaemonAttachment
 
   public func start(_ context: DaemonAttachmentContext) throws -> any EventSink {
@@ -145,6 +154,8 @@ public final class MQTTUplink: EventSink, DaemonAttachment, @unchecked Sendable 
     options.sendMaximum = Int32(Self.window)
     options.keepalive = configuration.keepalive
     options.will = (topic("online"), Array(#"{"online":false}"#.utf8))
+    options.alternates = configuration.alternates.map { ($0.host, $0.port) }
+    options.version311 = configuration.version311
     var handlers = MQTTClient.Handlers()
     handlers.connected = { [self] reason, present in
       queue.async { @Sendable [self] in connectionChanged(reason: reason, sessionPresent: present) }
@@ -393,7 +404,7 @@ public final class MQTTUplink: EventSink, DaemonAttachment, @unchecked Sendable 
       if lastConnectReason != reason {
         logLine(
           3,
-          "stepwised: MQTT: \(configuration.broker) refused the connection: "
+          "stepwised: MQTT: \(linkName) refused the connection: "
             + "\(MQTTClient.reason(reason)) (check --mqtt-credentials and the broker's ACL); "
             + "retrying with back-off, guidance goes on")
       }
@@ -405,7 +416,7 @@ public final class MQTTUplink: EventSink, DaemonAttachment, @unchecked Sendable 
     linkEpoch += 1
     logLine(
       connectedOnce ? 5 : 6,
-      "stepwised: MQTT: connected to \(configuration.broker) as \(configuration.vehicle)"
+      "stepwised: MQTT: connected to \(linkName) as \(configuration.vehicle)"
         + (sessionPresent ? " (session kept)" : ""))
     connectedOnce = true
     var online = JSONObject()
@@ -423,10 +434,10 @@ public final class MQTTUplink: EventSink, DaemonAttachment, @unchecked Sendable 
 
   private func disconnected(reason: Int32) {
     if connected && client != nil {
-      logLine(
-        4,
-        "stepwised: MQTT: lost \(configuration.broker) (\(MQTTClient.reason(reason))); "
-          + "journalling until it is back")
+      // Under MQTT 3.1.1 there is no DISCONNECT reason: libmosquitto says its own error.
+      let why =
+        configuration.version311 ? MQTTClient.error(reason) : MQTTClient.reason(reason)
+      logLine(4, "stepwised: MQTT: lost \(linkName) (\(why)); journalling until it is back")
       armConnectReport()
     }
     connected = false
@@ -446,7 +457,7 @@ public final class MQTTUplink: EventSink, DaemonAttachment, @unchecked Sendable 
       let why = client.lastFailure ?? "no failure reported yet"
       logLine(
         4,
-        "stepwised: MQTT: not connected to \(configuration.broker) "
+        "stepwised: MQTT: not connected to \(linkName) "
           + "\(Int(Self.connectReportDelay)) s after "
           + (wasUp ? "losing it" : "connecting began") + " (libmosquitto: \(why)); "
           + "retrying with back-off, guidance goes on")

@@ -1,3 +1,4 @@
+import FleetClient
 import Foundation
 import JSON
 import TestSupport

@@ -1,5 +1,4 @@
 import CommandLineSupport
-import Daemon
 import Dispatch
 import Glibc
 import JSON
@@ -15,12 +14,13 @@ import Wire
 /// docs/fleet.md.
 public enum FleetTool {
   public static let usage = """
-    usage: stepwise fleet mqtt[s]://HOST[:PORT] [--prefix stepwise/+] [--json]
+    usage: stepwise fleet mqtt[s]://HOST[:PORT][,URL…] [--prefix stepwise/+] [--json]
            stepwise send --mqtt URL --vehicle ID [--prefix stepwise/ID]
                          load ROUTE [--route-index N] | select N | cancel | status
                          [--timeout SECONDS] [--not-after SECONDS]
     common: --credentials FILE (user name, then password), --cafile FILE,
-            --cert FILE --key FILE (mqtts:// only)
+            --cert FILE --key FILE (mqtts:// only), --protocol 5|3.1.1 (3.1.1 for
+            RabbitMQ 3.10); several URLs, comma-separated: a cluster's nodes, tried in turn
 
     fleet: a table of every vehicle under the prefix (online, route, step, next
     instruction, distance and ETA, on/off route, last seen), redrawn in place on a
@@ -55,6 +55,8 @@ public enum FleetTool {
   /// Connection options shared by both commands.
   struct Connection {
     var broker: BrokerAddress
+    var alternates: [BrokerAddress] = []
+    var version311 = false
     var credentials: BrokerCredentials?
     var tls: MQTTClient.Options.TLS?
 
@@ -64,14 +66,20 @@ public enum FleetTool {
       let caFile = try args.option("--cafile")
       let cert = try args.option("--cert")
       let key = try args.option("--key")
-      return { url in try make(url, credentials, caFile, cert, key) }
+      let version311 = try BrokerAddress.version311(try args.option("--protocol"))
+      return { url in
+        var c = try make(url, credentials, caFile, cert, key)
+        c.version311 = version311
+        return c
+      }
     }
 
     private static func make(
       _ url: String, _ credentials: String?, _ caFile: String?, _ cert: String?, _ key: String?
     ) throws -> Connection {
-      let broker = try BrokerAddress(parsing: url)
-      var c = Connection(broker: broker)
+      let brokers = try BrokerAddress.list(parsing: url)
+      let broker = brokers[0]
+      var c = Connection(broker: broker, alternates: Array(brokers.dropFirst()))
       if let credentials { c.credentials = try BrokerCredentials.read(credentials) }
       if broker.tls {
         c.tls = .init(
@@ -88,6 +96,8 @@ public enum FleetTool {
       o.password = credentials?.password
       o.tls = tls
       o.persistent = false
+      o.alternates = alternates.map { ($0.host, $0.port) }
+      o.version311 = version311
       return o
     }
   }

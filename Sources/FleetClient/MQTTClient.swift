@@ -6,7 +6,7 @@ import MosquittoShim
 import POSIX
 import Synchronization
 
-/// An MQTT 5 client on a network thread of its own that runs libmosquitto's loop.
+/// An MQTT 5 (or 3.1.1) client on a network thread of its own that runs libmosquitto's loop.
 ///
 /// The connection is persistent (clean start off, a Session Expiry Interval, the client id
 /// fixed), so the broker keeps the subscriptions and queues commands while the vehicle is away
@@ -19,6 +19,9 @@ import Synchronization
 /// every failure, whatever its kind, is retried after the same back-off
 /// (``Options/reconnectDelay``), counted from the last accepted connect, in a wait that
 /// ``close()`` ends at once; ``lastFailure`` keeps what libmosquitto said about the last one.
+/// With ``Options/alternates`` (the other nodes of a cluster), each retry goes to the next
+/// broker of the list, round and round: libmosquitto keeps the unacknowledged QoS 1 messages
+/// and sends them again to whichever broker takes the next connection.
 /// The back-off doubles (libmosquitto's own grows quadratically, 1, 4, 9 s: a two-second broker
 /// restart kept vehicles away for five) and is jittered, so that a fleet that lost its broker
 /// at once does not come back in one burst.
@@ -56,6 +59,16 @@ public final class MQTTClient: @unchecked Sendable {
     /// to ``reconnectJitter``.
     public var reconnectDelay: (first: UInt32, maximum: UInt32) = (1, 30)
     public var will: (topic: String, payload: [UInt8])?
+    /// Other brokers, tried in turn after ``host``:``port`` (and then it again) on each
+    /// failure: the other nodes of a cluster.
+    public var alternates: [(host: String, port: Int32)] = []
+    /// MQTT 3.1.1 instead of 5, for brokers without MQTT 5 (RabbitMQ 3.10): the session has no
+    /// expiry (the broker keeps it until a clean connect), messages no expiry, and ``close()``
+    /// publishes the will itself, since a 3.1.1 DISCONNECT discards it.
+    public var version311 = false
+
+    /// ``host``:``port`` first, then the alternates.
+    public var brokers: [(host: String, port: Int32)] { [(host, port)] + alternates }
 
     public struct TLS: Sendable {
       public var caFile: String?
@@ -92,6 +105,12 @@ public final class MQTTClient: @unchecked Sendable {
   public struct Failure: Error, CustomStringConvertible, Sendable {
     public var code: Int32
     public var function: String
+
+    public init(code: Int32, function: String) {
+      self.code = code
+      self.function = function
+    }
+
     public var description: String {
       "\(function): " + String(cString: mosquitto_strerror(code))
     }
@@ -111,11 +130,13 @@ public final class MQTTClient: @unchecked Sendable {
   /// libmosquitto's last error code and last error or warning line (its log: OpenSSL's reason
   /// for a failed handshake is only said there), since the last accepted connect.
   private let failure = Locked<(code: Int32?, log: String?)>((nil, nil))
+  private let current: Locked<(host: String, port: Int32)>
 
   public init(_ options: Options, handlers: Handlers) throws(Failure) {
     _ = Self.library
     self.options = options
     self.handlers = handlers
+    current = Locked((options.host, options.port))
     // The object pointer is filled in below, once `self` exists.
     guard let m = mosquitto_new(options.clientID, !options.persistent, nil) else {
       throw Failure(code: MOSQ_ERR_NOMEM.rawValue, function: "mosquitto_new")
@@ -123,7 +144,9 @@ public final class MQTTClient: @unchecked Sendable {
     handle = m
     mosquitto_user_data_set(m, Unmanaged.passUnretained(self).toOpaque())
     try check(
-      mosquitto_int_option(m, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V5), "protocol version")
+      mosquitto_int_option(
+        m, MOSQ_OPT_PROTOCOL_VERSION, options.version311 ? MQTT_PROTOCOL_V311 : MQTT_PROTOCOL_V5),
+      "protocol version")
     try check(mosquitto_int_option(m, MOSQ_OPT_SEND_MAXIMUM, options.sendMaximum), "send maximum")
     if let will = options.will {
       try check(
@@ -207,14 +230,9 @@ public final class MQTTClient: @unchecked Sendable {
   /// The network thread: connect, loop until something fails, back off, reconnect; until
   /// ``close()``, after which it lets the loop send the DISCONNECT (for at most a second).
   private func networkLoop(onFirstFailure: @Sendable (Failure) -> Void) {
-    var props: OpaquePointer?
-    if options.persistent {
-      mosquitto_property_add_int32(
-        &props, Int32(MQTT_PROP_SESSION_EXPIRY_INTERVAL.rawValue), UInt32(options.sessionExpiry))
-    }
-    var rc = mosquitto_connect_bind_v5(
-      handle, options.host, options.port, options.keepalive, nil, props)
-    mosquitto_property_free_all(&props)
+    let brokers = options.brokers
+    var next = 0
+    var rc = connect(to: brokers[next])
     if rc != MOSQ_ERR_SUCCESS.rawValue {
       noteFailure(rc)
       onFirstFailure(Failure(code: rc, function: "connect to \(options.host):\(options.port)"))
@@ -239,9 +257,35 @@ public final class MQTTClient: @unchecked Sendable {
       }
       let delay = Self.backOff(failures: n, options.reconnectDelay)
       if wake.wait(timeout: .now() + delay) == .success { continue }
-      rc = mosquitto_reconnect(handle)
+      if brokers.count > 1 {
+        next = (next + 1) % brokers.count
+        rc = connect(to: brokers[next])
+      } else {
+        rc = mosquitto_reconnect(handle)
+      }
       if rc != MOSQ_ERR_SUCCESS.rawValue { noteFailure(rc) }
     }
+  }
+
+  /// Connects to `broker` (the session's properties under MQTT 5) and remembers it as
+  /// ``broker``.
+  private func connect(to broker: (host: String, port: Int32)) -> Int32 {
+    current.withLock { $0 = broker }
+    var props: OpaquePointer?
+    if options.persistent && !options.version311 {
+      mosquitto_property_add_int32(
+        &props, Int32(MQTT_PROP_SESSION_EXPIRY_INTERVAL.rawValue), UInt32(options.sessionExpiry))
+    }
+    let rc = mosquitto_connect_bind_v5(
+      handle, broker.host, broker.port, options.keepalive, nil, props)
+    mosquitto_property_free_all(&props)
+    return rc
+  }
+
+  /// The broker connected to, or being connected to (`HOST:PORT`).
+  public var broker: String {
+    let b = current.withLock { $0 }
+    return (b.host.contains(":") ? "[\(b.host)]" : b.host) + ":\(b.port)"
   }
 
   /// The largest part of a reconnect wait taken off at random.
@@ -289,7 +333,7 @@ public final class MQTTClient: @unchecked Sendable {
   ) -> (rc: Int32, mid: Int32) {
     var mid: Int32 = 0
     var props: OpaquePointer?
-    if let expiry {
+    if let expiry, !options.version311 {
       mosquitto_property_add_int32(
         &props, Int32(MQTT_PROP_MESSAGE_EXPIRY_INTERVAL.rawValue), expiry)
     }
@@ -306,12 +350,20 @@ public final class MQTTClient: @unchecked Sendable {
   }
 
   /// Disconnects with reason 4 ("disconnect with will message": the broker publishes the
-  /// will, so a stopped vehicle shows offline as a vanished one does) and ends the network
+  /// will, so a stopped vehicle shows offline as a vanished one does; under MQTT 3.1.1 the will
+  /// is published here before a plain DISCONNECT) and ends the network
   /// thread, after the first connect attempt if it is still under way.
   ///
   /// Call once.
   public func close() {
     closing.store(true, ordering: .releasing)
+    if options.version311, let will = options.will {
+      // QoS 0: written at once, ahead of the DISCONNECT, where a QoS 1 message could wait
+      // behind a full window of unacknowledged ones and never leave.
+      var mid: Int32 = 0
+      mosquitto_publish_v5(
+        handle, &mid, will.topic, Int32(will.payload.count), will.payload, 0, true, nil)
+    }
     mosquitto_disconnect_v5(handle, 4, nil)
     wake.signal()
     if let t = thread.withLock({ t -> pthread_t? in
@@ -329,6 +381,8 @@ public final class MQTTClient: @unchecked Sendable {
 
   /// libmosquitto's text for one of its error codes (`MOSQ_ERR_…`), as a disconnect reports.
   public static func error(_ code: Int32) -> String {
-    String(cString: mosquitto_strerror(code))
+    // libmosquitto 2.0.11 has no text for a keepalive timeout ("Unknown error.").
+    if code == MOSQ_ERR_KEEPALIVE.rawValue { return "no answer within 1.5 × keepalive" }
+    return String(cString: mosquitto_strerror(code))
   }
 }
