@@ -79,6 +79,24 @@ import Testing
     #expect(session.phase == .onRoute)
   }
 
+  @Test(arguments: [1, 2, 3, 4, 5, 6] as [UInt64])
+  func aVehicleCirclingTheCarParkBeforeTheStartIsNotOffTheRoute(seed: UInt64) throws {
+    // 40 s of loops 15–30 m from the route's start, slowing from 6 to 1 m/s, the course
+    // sweeping round (and following the route's first bearing now and then), then out.
+    var o = Self.town(seed: seed)
+    o.settle = 0
+    o.hdop = 1.5
+    o.pullOut = PullOut(turn: seed % 2 == 0 ? 120 : -120, radius: 10, speed: 4, circle: 40)
+    let d = Self.drive(Self.coarse, o)
+    let events = try runSession(Self.coarse, fixes: Self.hdopOnly(d.fixes))
+    let said = events.compactMap(\.announcement)
+    #expect(said.first?.kind == .depart, "seed \(seed)")
+    #expect(!events.contains { $0.isOffRoute }, "seed \(seed)")
+    #expect(!said.contains { $0.kind == .`return` }, "seed \(seed)")
+    #expect(events.compactMap(\.stepIndex) == [1, 2, 3], "seed \(seed)")
+    #expect(said.last?.kind == .arrive, "seed \(seed)")
+  }
+
   @Test func aSteadyCanyonBiasIsNeitherOffRouteNorStuck() throws {
     for seed: UInt64 in 1...4 {
       var o = Self.town(seed: seed, noise: 3)
