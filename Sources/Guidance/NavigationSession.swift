@@ -881,6 +881,9 @@ public struct NavigationSession: Sendable {
       let p = scheduler.due(
         step: currentStep, time: time, position: position, speed: speed,
         fixInterval: fixInterval, uncertainty: lastAccuracy)
+        ?? scheduler.dueAhead(
+          step: currentStep, time: time, position: position, speed: speed,
+          fixInterval: fixInterval, uncertainty: lastAccuracy)
     else { return }
     announce(
       p.message, kind: p.kind, step: p.step, id: p.id, time: time, distance: p.distance,
