@@ -60,6 +60,54 @@ struct AnnouncementScheduler: Sendable {
     step m: Int, time: Double, position: Double, speed: Double, fixInterval: Double,
     uncertainty: Double = 0
   ) -> DueAnnouncement? {
+    due(
+      step: m, time: time, position: position, speed: speed, fixInterval: fixInterval,
+      uncertainty: uncertainty, finalOnly: false)
+  }
+
+  /// The final announcement of the next unit of maneuvers, due before the maneuver ahead
+  /// (`m`, whose final announcement was made) is reached; marks it as said.
+  ///
+  /// Three or more maneuvers close together are said in units of two: a final announcement
+  /// says its maneuver and the next ("…, then …"). When the second of a unit is followed as
+  /// closely by a third, the third begins the next unit, and its final announcement ("…, then
+  /// …") cannot wait for the unit ahead to be passed: it falls due by its own lead, measured
+  /// across the maneuvers before it, and the second gets no announcement of its own (it was
+  /// said, and saying it again would only repeat it). Only the final tier is made this way,
+  /// never for the arrival.
+  mutating func dueAhead(
+    step m: Int, time: Double, position: Double, speed: Double, fixInterval: Double,
+    uncertainty: Double = 0
+  ) -> DueAnnouncement? {
+    guard m >= 1, m < lastStep else { return nil }
+    // The first maneuver ahead not said in a final announcement (nor passed over as said).
+    var k = m
+    while k < lastStep && said[k].contains(.now) { k += 1 }
+    guard k > m, k < lastStep else { return nil }
+    // It begins the next unit, unless it is the second of the unit ahead.
+    guard said[k].contains(.mergedFinal) else {
+      return due(
+        step: k, time: time, position: position, speed: speed, fixInterval: fixInterval,
+        uncertainty: uncertainty, finalOnly: true)
+    }
+    guard k + 1 < lastStep else { return nil }
+    let limits = configuration.limits(for: route.steps[k].transportType)
+    let planned =
+      route.steps[k].transportType == route.transportType
+      ? configuration.plannedSpeedFraction * plannedSpeed : 0
+    guard thenInstructions(after: k, speed: max(speed, limits.minimumSpeed, planned)) != nil,
+      let next = due(
+        step: k + 1, time: time, position: position, speed: speed, fixInterval: fixInterval,
+        uncertainty: uncertainty, finalOnly: true)
+    else { return nil }
+    said[k].formUnion([.prepare, .approach, .now])
+    return next
+  }
+
+  private mutating func due(
+    step m: Int, time: Double, position: Double, speed: Double, fixInterval: Double,
+    uncertainty: Double, finalOnly: Bool
+  ) -> DueAnnouncement? {
     guard m >= 1, m <= lastStep, !said[m].contains(.now) else { return nil }
     // The step's fields are read in place: a copy of the `RouteStep` would retain and release
     // each of its strings and arrays on every fix (perf: a quarter of this function's time).
@@ -86,7 +134,8 @@ struct AnnouncementScheduler: Sendable {
 
     // Constant lists: no array is built on each fix.
     let kinds: [AnnouncementKind] =
-      finalKind == .now ? [.prepare, .approach, .now] : [.prepare, .approach]
+      finalOnly
+      ? [finalKind] : finalKind == .now ? [.prepare, .approach, .now] : [.prepare, .approach]
     // A maneuver already said as the "then" of the previous announcement and right here (a 0 m
     // step, a double turn) needs no announcement of its own: it would only come too late. So does
     // one said in the previous maneuver's final announcement and now less than `finalLeadSeconds`
@@ -136,6 +185,7 @@ struct AnnouncementScheduler: Sendable {
         }
       }
       for t in kinds[...n] { said[m].insert(t.flag) }
+      if finalOnly { said[m].formUnion([.prepare, .approach]) }
       if then != nil, m + 1 <= lastStep {
         said[m + 1].formUnion([.prepare, .approach, .merged])
         if kind == finalKind { said[m + 1].insert(.mergedFinal) }

@@ -715,6 +715,10 @@ public struct NavigationSession: Sendable {
 
   /// Heading to the route from beside it: the vehicle joins where it first comes close, by
   /// distance first (or at a steady offset along it, in a canyon); the steps before are behind.
+  ///
+  /// A steady offset counts only beside the route: a fix whose nearest point is the route's
+  /// start lies before it (a car park, a vehicle circling in it), where a course that happens
+  /// to follow the route's first bearing for two fixes says nothing.
   private mutating func join(
     _ fix: Fix, point: Coordinate, course: Double?, threshold: Double,
     into events: inout [NavigationEvent]
@@ -724,7 +728,8 @@ public struct NavigationSession: Sendable {
     let close =
       best.map {
         $0.lateral <= threshold * configuration.onRouteHysteresis
-          || isBias(lateral: $0.lateral, course: course, match: $0, time: fix.time)
+          || ($0.s > 0
+            && isBias(lateral: $0.lateral, course: course, match: $0, time: fix.time))
       } ?? false
     guard detector.observeReturn(close: close), let c = best else { return }
     phase = .onRoute
@@ -770,7 +775,13 @@ public struct NavigationSession: Sendable {
     let best = matcher.match(query, hint: segmentHint)
     let lateral = best?.lateral ?? .infinity
     lastLateral = lateral
-    let holding = fix.quality == .deadReckoning || standing
+    // A vehicle that never yet moved along the route, with a fix before its start and within
+    // the largest bias of it, is still in the car park it pulls out of (circling, turning):
+    // heading to the route, no evidence of leaving it.
+    let beforeStart =
+      distanceAlong <= 0
+      && best.map { $0.s <= 0 && $0.lateral <= configuration.maximumBias } == true
+    let holding = fix.quality == .deadReckoning || standing || beforeStart
     // Around a maneuver a wrong turn must be caught quickly, so the distance is smaller there
     // (as Mapbox halves its radius near intersections); it still scales with the accuracy.
     let nearest = min(
@@ -955,10 +966,14 @@ public struct NavigationSession: Sendable {
   private mutating func announcements(
     time: Double, position: Double, speed: Double? = nil, into events: inout [NavigationEvent]
   ) {
+    let speed = speed ?? self.speed
     guard
       let p = scheduler.due(
-        step: currentStep, time: time, position: position, speed: speed ?? self.speed,
+        step: currentStep, time: time, position: position, speed: speed,
         fixInterval: fixInterval, uncertainty: lastAccuracy)
+        ?? scheduler.dueAhead(
+          step: currentStep, time: time, position: position, speed: speed,
+          fixInterval: fixInterval, uncertainty: lastAccuracy)
     else { return }
     announce(
       p.message, kind: p.kind, step: p.step, id: p.id, time: time, distance: p.distance,

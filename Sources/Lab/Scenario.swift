@@ -149,7 +149,7 @@ public struct Scenario: Sendable {
       let d = PullOut()
       o.pullOut = PullOut(
         turn: p["turn"]?.doubleValue ?? d.turn, radius: p["radius"]?.doubleValue ?? d.radius,
-        speed: p["speed"]?.doubleValue ?? d.speed)
+        speed: p["speed"]?.doubleValue ?? d.speed, circle: p["circle"]?.doubleValue ?? d.circle)
     }
     if let d = r["deviation"]?.objectValue {
       o.deviation = Deviation(

@@ -122,15 +122,21 @@ public struct Canyon: Sendable, Equatable {
 /// A start that pulls out of a car park or a driveway: the vehicle stands beside the route,
 /// then drives an arc of `turn` degrees (positive: turning right) and `radius` metres at
 /// `speed` m/s that ends on the route's start, tangent to it.
+///
+/// With `circle` seconds, the vehicle first drives round the car park where the arc starts,
+/// away from the route, slowing from 6 to 1 m/s (looking for the way out, as real drives that
+/// start 15–25 m from any road do), and comes back to the arc's start at its course.
 public struct PullOut: Sendable, Equatable {
   public var turn: Double
   public var radius: Double
   public var speed: Double
+  public var circle: Double
 
-  public init(turn: Double = 120, radius: Double = 12, speed: Double = 4) {
+  public init(turn: Double = 120, radius: Double = 12, speed: Double = 4, circle: Double = 0) {
     self.turn = turn
     self.radius = radius
     self.speed = speed
+    self.circle = circle
   }
 }
 

@@ -147,6 +147,15 @@ public enum DriveSimulator {
       }
       k += dt
     }
+    if let p = options.pullOut, let first = arc.first, p.circle > 0 {
+      for c in circleInCarPark(
+        p, from: first.point, course: first.course, seconds: p.circle, dt: dt)
+      {
+        record(
+          c.point, along: 0, offset: path.offset(of: c.point, near: 0), speed: c.speed,
+          course: c.course)
+      }
+    }
     for a in arc {
       record(
         a.point, along: 0, offset: path.offset(of: a.point, near: 0),
@@ -250,6 +259,33 @@ public enum DriveSimulator {
       }
     }
     return out.reversed()
+  }
+
+  /// The epochs of a drive round a car park before pulling out: loops of about 6 m radius
+  /// turning away from the route (the other way from the pull-out's arc), at a speed falling
+  /// from 6 to 1 m/s over `seconds`, ending where they started (`start`, at `course`).
+  static func circleInCarPark(
+    _ p: PullOut, from start: Coordinate, course: Double, seconds: Double, dt: Double
+  ) -> [(point: Coordinate, speed: Double, course: Double)] {
+    let (fast, slow) = (6.0, 1.0)
+    let length = (fast + slow) / 2 * seconds
+    let loops = max(1, (length / (2 * .pi * 6)).rounded())
+    let r = length / (2 * .pi * loops)
+    let sign = p.turn >= 0 ? -1.0 : 1.0
+    let centre = start.destination(distance: r, bearing: normalizedBearing(course + sign * 90))
+    var out: [(point: Coordinate, speed: Double, course: Double)] = []
+    var t = dt
+    while t < seconds {
+      // Distance covered at a speed falling linearly from `fast` to `slow`.
+      let u = fast * t - (fast - slow) * t * t / (2 * seconds)
+      let theta = u / r * 180 / .pi
+      let point = centre.destination(
+        distance: r, bearing: normalizedBearing(course + sign * 90 + 180 + sign * theta))
+      let v = fast - (fast - slow) * t / seconds
+      out.append((point, v, normalizedBearing(course + sign * theta)))
+      t += dt
+    }
+    return out
   }
 
   static func defaultSpeed(_ mode: TransportType) -> Double {

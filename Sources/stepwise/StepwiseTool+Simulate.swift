@@ -104,18 +104,21 @@ extension StepwiseTool {
       let d = PullOut()
       let pieces = p.split(separator: ":", omittingEmptySubsequences: false)
       let parts = pieces.compactMap { Double($0) }
-      guard (1...3).contains(parts.count), parts.count == pieces.count else {
-        throw UsageError("invalid --pull-out '\(p)' (expected TURN[:RADIUS[:SPEED]])")
+      guard (1...4).contains(parts.count), parts.count == pieces.count else {
+        throw UsageError("invalid --pull-out '\(p)' (expected TURN[:RADIUS[:SPEED[:CIRCLE]]])")
       }
       let turn = parts[0]
       let radius = parts.count > 1 ? parts[1] : d.radius
       let speed = parts.count > 2 ? parts[2] : d.speed
-      guard abs(turn) <= 360, radius > 0, radius <= 1_000, speed > 0, speed <= 50 else {
+      let circle = parts.count > 3 ? parts[3] : d.circle
+      guard abs(turn) <= 360, radius > 0, radius <= 1_000, speed > 0, speed <= 50,
+        (0...600).contains(circle)
+      else {
         throw UsageError(
-          "invalid --pull-out '\(p)' (turn up to 360 degrees, radius up to 1000 m, speed up to 50 m/s)"
+          "invalid --pull-out '\(p)' (turn up to 360 degrees, radius up to 1000 m, speed up to 50 m/s, circling up to 600 s)"
         )
       }
-      o.pullOut = PullOut(turn: turn, radius: radius, speed: speed)
+      o.pullOut = PullOut(turn: turn, radius: radius, speed: speed, circle: circle)
     }
     o.cornerCut = try args.number("--corner-cut", in: 0...100) ?? 0
     if let h = try args.number("--hdop", in: 0.5...99) { o.hdop = h }

@@ -67,8 +67,9 @@ public enum StepwiseTool {
       --glitch-every S     single-fix jumps of 100–300 m, one every S seconds on average
       --gap AT:SECONDS     no fix for SECONDS from AT seconds after the first epoch
       --silence AT:SECONDS no epoch at all (an unplugged receiver) (both repeatable)
-      --pull-out TURN[:RADIUS[:SPEED]]  start beside the route and drive an arc onto it
-                           (degrees, positive right; default radius 12 m, 4 m/s)
+      --pull-out TURN[:RADIUS[:SPEED[:CIRCLE]]]  start beside the route and drive an arc
+                           onto it (degrees, positive right; default radius 12 m, 4 m/s),
+                           after CIRCLE seconds round the car park (6 m/s slowing to 1)
       --corner-cut METRES  cut every corner, as on a route of junction points
       --hdop H             the HDOP of every fix (default 0.9)
       --settle SECONDS     standing time at the start (default 5); --dwell at the end

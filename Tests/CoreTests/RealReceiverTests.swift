@@ -79,6 +79,24 @@ import Testing
     #expect(session.phase == .onRoute)
   }
 
+  @Test(arguments: [1, 2, 3, 4, 5, 6] as [UInt64])
+  func aVehicleCirclingTheCarParkBeforeTheStartIsNotOffTheRoute(seed: UInt64) throws {
+    // 40 s of loops 15–30 m from the route's start, slowing from 6 to 1 m/s, the course
+    // sweeping round (and following the route's first bearing now and then), then out.
+    var o = Self.town(seed: seed)
+    o.settle = 0
+    o.hdop = 1.5
+    o.pullOut = PullOut(turn: seed % 2 == 0 ? 120 : -120, radius: 10, speed: 4, circle: 40)
+    let d = Self.drive(Self.coarse, o)
+    let events = try runSession(Self.coarse, fixes: Self.hdopOnly(d.fixes))
+    let said = events.compactMap(\.announcement)
+    #expect(said.first?.kind == .depart, "seed \(seed)")
+    #expect(!events.contains { $0.isOffRoute }, "seed \(seed)")
+    #expect(!said.contains { $0.kind == .`return` }, "seed \(seed)")
+    #expect(events.compactMap(\.stepIndex) == [1, 2, 3], "seed \(seed)")
+    #expect(said.last?.kind == .arrive, "seed \(seed)")
+  }
+
   @Test func aSteadyCanyonBiasIsNeitherOffRouteNorStuck() throws {
     for seed: UInt64 in 1...4 {
       var o = Self.town(seed: seed, noise: 3)
@@ -176,6 +194,37 @@ import Testing
         return nil
       }.first)
     #expect(arrival < 25)
+  }
+
+  @Test(arguments: [1, 2, 3, 4] as [UInt64])
+  func fiveManeuversThirteenToEighteenMetresApartAreSaidInUnitsOfTwoInTime(seed: UInt64) throws {
+    // Into a car park and out: left, left 18 m on, a U-turn 13 m on, right 13 m back, right
+    // 18 m on, left onto the road 60 m on.
+    let doc = makeRoute(legs: [
+      (90, 400, "Turn left into the car park."), (0, 60, "Turn left."), (270, 18, "Turn left."),
+      (180, 13, "Make a left U-turn."), (0, 13, "Turn right."), (90, 18, "Turn right."),
+      (180, 60, "Turn left onto the main road."), (90, 400, "Your destination is ahead."),
+    ])
+    var o = Self.town(seed: seed)
+    o.speed = 30 / 3.6
+    let d = Self.drive(doc, o)
+    let events = try runSession(doc, fixes: d.fixes)
+    let ends = [0.0, 400, 460, 478, 491, 504, 522, 582]
+    // A maneuver is said by a final announcement of its own or as the "then" of the one before.
+    var said: [Int: Double] = [:]
+    for e in events {
+      guard let a = e.announcement, a.kind == .now,
+        case .maneuver(_, _, let then) = a.message
+      else { continue }
+      said[a.step] = e.time
+      if then != nil { said[a.step + 1] = e.time }
+    }
+    for k in 1...7 {
+      let at = try #require(said[k], "seed \(seed): maneuver \(k) never said")
+      let reached = try #require(d.truth.first { $0.distanceAlong >= ends[k] }?.time)
+      #expect(reached - at >= 3, "seed \(seed): maneuver \(k) said \(reached - at) s before")
+    }
+    #expect(!events.contains { $0.isOffRoute }, "seed \(seed)")
   }
 
   @Test func aTurnTenMetresAfterAnotherIsSaidWithItInTime() throws {

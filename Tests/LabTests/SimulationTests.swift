@@ -83,6 +83,47 @@ import Testing
   func scenarioKeepsTheGuidancePromises(directory: String) throws {
     let scenario = try Scenario(directory: directory)
     guard let recipe = scenario.recipe else { return }
+    try Self.checkPromises(scenario, recipe, directory)
+  }
+
+  /// The seeds, besides a recipe's own, with which every simulated scenario must keep the
+  /// promises too: a rule tuned to one seed's noise would break on another.
+  static let otherSeeds: [UInt64] = [101, 202, 303]
+
+  /// Scenarios that miss a promise with one of the other seeds.
+  ///
+  /// They missed it at the start of issue #35 (05a1bb0) as now: 15 m of noise keeps the Marais with multipath (seed 224) and the walk in
+  /// Vaduz (seed 331) from arriving, and the city-everything drive has one false off-route
+  /// (seed 142). Recorded as known issues until fixed; any other miss fails.
+  static let knownMisses: Set<String> = [
+    "012-marais-noise15-multipath", "018-walk-vaduz-korean-noise15", "041-marais-city-everything",
+  ]
+
+  @Test(arguments: scenarios)
+  func scenarioKeepsTheGuidancePromisesWithOtherSeeds(directory: String) throws {
+    let scenario = try Scenario(directory: directory)
+    guard let recipe = scenario.recipe else { return }
+    let name = directory.split(separator: "/").last.map(String.init) ?? directory
+    for offset in Self.otherSeeds {
+      var other = recipe
+      other.seed = recipe.seed &+ offset
+      let label = "\(directory) (seed \(other.seed))"
+      if Self.knownMisses.contains(name) {
+        withKnownIssue(Comment(rawValue: label), isIntermittent: true) {
+          try Self.checkPromises(scenario, other, label)
+        }
+      } else {
+        try Self.checkPromises(scenario, other, label)
+      }
+    }
+  }
+
+  /// Drives `scenario`'s route with `recipe` and checks what the simulator's truth shows:
+  /// final announcements before their maneuvers, no duplicate, arrival within 25 m, no false
+  /// off-route and every step started in order (an off-route event for a deviation).
+  static func checkPromises(_ scenario: Scenario, _ recipe: DriveOptions, _ directory: String)
+    throws
+  {
     let route = try scenario.document.route(at: scenario.routeIndex)
     let drive = DriveSimulator.drive(route, options: recipe)
     var session = try scenario.session()
@@ -91,7 +132,7 @@ import Testing
     var doc = scenario.document
     doc.routes = [route]
     try GuidanceProperties.checkAnnouncementsBeforeManeuvers(doc, drive, events)
-    #expect(GuidanceProperties.duplicateIDs(events).isEmpty)
+    #expect(GuidanceProperties.duplicateIDs(events).isEmpty, "in \(directory)")
     let arrival = events.first {
       if case .arrived = $0.kind { return true }
       return false
@@ -99,15 +140,16 @@ import Testing
     if recipe.deviation == nil || recipe.deviation?.rejoin == true {
       let a = try #require(arrival, "no arrival in \(directory)")
       let truth = try #require(drive.truth.first { $0.time == a.time })
-      let end = route.steps[route.steps.count - 1].polyline.last!
-      #expect(truth.position.distance(to: end) <= 25)
+      let end = try #require(route.steps[route.steps.count - 1].polyline.last)
+      #expect(truth.position.distance(to: end) <= 25, "arrival in \(directory)")
     }
     if recipe.deviation == nil {
       #expect(GuidanceProperties.offRouteCount(events) == 0, "false off-route in \(directory)")
       // Nothing skipped: every step starts, in order.
-      #expect(events.compactMap(\.stepIndex) == Array(1..<route.steps.count))
+      #expect(
+        events.compactMap(\.stepIndex) == Array(1..<route.steps.count), "steps in \(directory)")
     } else {
-      #expect(GuidanceProperties.offRouteCount(events) >= 1)
+      #expect(GuidanceProperties.offRouteCount(events) >= 1, "no off-route in \(directory)")
     }
   }
 }
