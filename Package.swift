@@ -99,8 +99,8 @@ let package = Package(
     .target(
       name: "FleetClient",
       dependencies: [
-        "CMosquitto", "CommandLineSupport", "Geodesy", "JSON", "MosquittoShim", "POSIX",
-        "RouteFiles", "Routes", "Wire",
+        "CMosquitto", "CommandLineSupport", "Geodesy", "Guidance", "JSON", "MosquittoShim",
+        "POSIX", "RouteFiles", "Routes", "Wire",
       ],
       swiftSettings: swiftSettings),
     // The daemon's side: the sink attached to stepwised and its journal.

@@ -1,23 +1,32 @@
 import Geodesy
+import Guidance
 import JSON
+import Wire
 
 /// What `stepwise fleet` knows of each vehicle, folded from its `online`, `state`, `events` and
 /// `progress` messages; pure, so its rendering is tested without a broker.
 public struct FleetTable: Sendable {
   public struct Vehicle: Sendable, Equatable {
     public var online: Bool?
-    public var route: String?
-    public var step: Int?
-    public var steps: Int?
-    public var next: String?
-    /// Metres to the next manoeuvre, and to the destination.
-    public var toManeuver: Double?
-    public var remaining: Double?
-    public var eta: String?
-    public var onRoute: Bool?
-    public var arrived = false
+    /// Its guidance, folded from its retained `state` and its events as every reader folds them.
+    public var state = GuidanceState()
     /// Wall-clock seconds of the last message.
     public var lastSeen: Double = 0
+
+    public var route: String? { state.route?.value.name }
+    public var steps: Int? { state.route?.value.steps }
+    public var step: Int? { state.step }
+    /// The last announcement's text.
+    public var next: String? { state.announce?.value.text }
+    /// Metres to the next manoeuvre, and to the destination.
+    public var toManeuver: Double? { state.progress?.value.distanceToManeuver }
+    public var remaining: Double? { state.progress?.value.distanceRemaining }
+    /// The estimated arrival, seconds since 1970.
+    public var eta: Double? {
+      state.progress.map { ($0.time + $0.value.timeRemaining).rounded() }
+    }
+    public var onRoute: Bool? { state.onRoute }
+    public var arrived: Bool { state.arrived }
   }
 
   public private(set) var vehicles: [String: Vehicle] = [:]
@@ -39,43 +48,11 @@ public struct FleetTable: Sendable {
     case "online":
       v.online = o["online"]?.boolValue
     case "state":
-      if let r = o["route"]?.objectValue ?? nil { fold(&v, r) }
-      if let a = o["announce"]?.objectValue ?? nil { fold(&v, a) }
-      if let p = o["progress"]?.objectValue ?? nil { fold(&v, p) }
-      if let s = o["step"]?.doubleValue { v.step = Int(s) }
-      if let b = o["onRoute"]?.boolValue { v.onRoute = b }
-      v.arrived = o["arrived"]?.boolValue ?? v.arrived
+      if let s = GuidanceState(stateObject: o) { v.state = s }
     default:
-      fold(&v, o)
+      if let e = ReceivedEvent(object: o) { v.state.apply(e) }
     }
     vehicles[id] = v
-  }
-
-  private func fold(_ v: inout Vehicle, _ e: JSONObject) {
-    switch e["class"]?.stringValue {
-    case "ROUTE":
-      v.route = e["name"]?.stringValue
-      v.steps = e["steps"]?.doubleValue.map { Int($0) }
-      v.arrived = false
-      v.next = nil
-    case "ANNOUNCE":
-      v.next = e["text"]?.stringValue
-    case "STEP":
-      v.step = e["step"]?.doubleValue.map { Int($0) }
-    case "PROGRESS":
-      v.step = e["step"]?.doubleValue.map { Int($0) } ?? v.step
-      v.toManeuver = e["distanceToManeuver"]?.doubleValue
-      v.remaining = e["distanceRemaining"]?.doubleValue
-      v.eta = e["eta"]?.stringValue
-      v.onRoute = e["onRoute"]?.boolValue ?? v.onRoute
-    case "OFFROUTE": v.onRoute = false
-    case "ONROUTE": v.onRoute = true
-    case "ARRIVED": v.arrived = true
-    case "CANCELLED":
-      v.route = nil
-      v.next = nil
-    default: break
-    }
   }
 
   /// The table, one row per vehicle by id.
@@ -89,7 +66,8 @@ public struct FleetTable: Sendable {
         id, v.online.map { $0 ? "yes" : "no" } ?? "?", clip(v.route ?? "-", 28),
         v.step.map { s in v.steps.map { "\(s)/\($0 - 1)" } ?? "\(s)" } ?? "-",
         clip(v.arrived ? "arrived" : (v.next ?? "-"), 40), metres(v.toManeuver),
-        metres(v.remaining), v.eta.map { String($0.dropFirst(11).prefix(5)) } ?? "-",
+        metres(v.remaining),
+        v.eta.map { String(UTCTime.iso8601($0).dropFirst(11).prefix(5)) } ?? "-",
         v.onRoute.map { $0 ? "on" : "OFF" } ?? "-", "\(Int(max(0, now - v.lastSeen))) s",
       ])
     }
@@ -111,19 +89,20 @@ public struct FleetTable: Sendable {
       return
         "\(vehicle) \(time) STATE     step \(o["step"]?.doubleValue.map { String(Int($0)) } ?? "-")"
     default:
-      let name = o["class"]?.stringValue ?? kind
-      var detail = ""
-      switch name {
-      case "ANNOUNCE": detail = o["text"]?.stringValue ?? ""
-      case "ROUTE": detail = o["name"]?.stringValue ?? ""
-      case "STEP": detail = o["step"]?.doubleValue.map { String(Int($0)) } ?? ""
-      case "PROGRESS":
-        detail =
-          "step \(o["step"]?.doubleValue.map { String(Int($0)) } ?? "-"), "
-          + "\(metres(o["distanceRemaining"]?.doubleValue)) to go"
-      default: break
+      guard let received = ReceivedEvent(object: o) else {
+        return "\(vehicle) \(time) \((o["class"]?.stringValue ?? kind).padding(9))"
       }
-      return "\(vehicle) \(time) \(name.padding(9)) \(detail)"
+      var detail = ""
+      if case .navigation(let e) = received.event {
+        switch e.kind {
+        case .announce(let a): detail = a.text
+        case .route(let r): detail = r.name
+        case .step(let n): detail = String(n)
+        case .progress(let p): detail = "step \(p.step), \(metres(p.distanceRemaining)) to go"
+        default: break
+        }
+      }
+      return "\(vehicle) \(time) \(received.event.className.padding(9)) \(detail)"
     }
   }
 

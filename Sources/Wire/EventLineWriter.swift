@@ -27,7 +27,9 @@ enum EventLineWriter {
       out.append(0x7D)
     case .cancelled(let time):
       // `time` (the last event's) when known, then `seq`, as subscribers get it.
-      out.append(contentsOf: #"{"class":"CANCELLED""#.utf8)
+      out.append(contentsOf: #"{"class":""#.utf8)
+      out.append(contentsOf: EventClass.cancelled.rawValue.utf8)
+      out.append(0x22)  // "
       if let time {
         out.append(contentsOf: #","time":"#.utf8)
         self.time(time, into: &out)

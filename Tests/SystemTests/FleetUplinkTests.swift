@@ -439,10 +439,13 @@ struct FleetToolTests {
   @Test func theFleetTableShowsEachVehiclesGuidance() throws {
     var table = FleetTable()
     let route = try JSONParser.parse(
-      #"{"class":"ROUTE","name":"Depot to Market","steps":11,"routeIndex":0}"#)
-    let say = try JSONParser.parse(#"{"class":"ANNOUNCE","step":3,"text":"Turn left onto Rue X."}"#)
+      #"{"class":"ROUTE","time":"2024-05-01T08:00:00.000Z","seq":1,"boot":"b1","name":"Depot to Market","routeIndex":0,"distance":3000,"expectedTravelTime":400,"transportType":"automobile","hasTolls":false,"hasHighways":false,"steps":11,"source":"Depot","destination":"Market","reason":"start","revision":0}"#
+    )
+    let say = try JSONParser.parse(
+      #"{"class":"ANNOUNCE","time":"2024-05-01T08:00:01.000Z","seq":2,"boot":"b1","step":3,"kind":"approach","text":"Turn left onto Rue X.","id":"r0.s3.approach"}"#
+    )
     let progress = try JSONParser.parse(
-      #"{"class":"PROGRESS","step":3,"distanceToManeuver":120.4,"distanceRemaining":2450,"eta":"2024-05-01T08:06:34.000Z","onRoute":true}"#
+      #"{"class":"PROGRESS","time":"2024-05-01T08:00:02.000Z","seq":3,"boot":"b1","step":3,"distanceToManeuver":120.4,"distanceRemaining":2450,"timeRemaining":392,"eta":"2024-05-01T08:06:34.000Z","onRoute":true,"latitude":48.1,"longitude":2.3}"#
     )
     var up = JSONObject()
     up.append("online", true)
