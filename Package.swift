@@ -30,11 +30,18 @@ let package = Package(
     .target(name: "Geodesy", swiftSettings: swiftSettings),
     .target(name: "JSON", swiftSettings: swiftSettings),
     .target(name: "Routes", dependencies: ["Geodesy", "JSON"], swiftSettings: swiftSettings),
+    // Text from maneuvers, in English and Korean, for routes whose router gave none usable.
+    .target(name: "Instructions", dependencies: ["Routes"], swiftSettings: swiftSettings),
+    // Every router's format read into the route model, and format detection.
+    .target(
+      name: "RouteImporters", dependencies: ["Geodesy", "Instructions", "JSON", "Routes"],
+      swiftSettings: swiftSettings),
     .target(name: "NMEA", dependencies: ["Geodesy"], swiftSettings: swiftSettings),
     .target(name: "GPSDProtocol", dependencies: ["Geodesy", "JSON"], swiftSettings: swiftSettings),
     .target(name: "Guidance", dependencies: ["Routes", "Geodesy"], swiftSettings: swiftSettings),
     .target(
-      name: "Phrasebook", dependencies: ["Guidance", "Routes"], swiftSettings: swiftSettings),
+      name: "Phrasebook", dependencies: ["Guidance", "Instructions", "Routes"],
+      swiftSettings: swiftSettings),
     .target(
       name: "Wire", dependencies: ["Guidance", "Routes", "Geodesy", "JSON"],
       swiftSettings: swiftSettings),
@@ -44,7 +51,8 @@ let package = Package(
     .target(
       name: "Lab",
       dependencies: [
-        "Geodesy", "Guidance", "JSON", "NMEA", "Phrasebook", "Routes", "Simulation", "Wire",
+        "Geodesy", "Guidance", "Instructions", "JSON", "NMEA", "Phrasebook", "RouteImporters",
+        "Routes", "Simulation", "Wire",
       ],
       swiftSettings: swiftSettings),
 
@@ -57,10 +65,10 @@ let package = Package(
       name: "GPSD", dependencies: ["GPSShim", "GPSDProtocol"], swiftSettings: swiftSettings),
     .target(name: "POSIX", swiftSettings: swiftSettings),
     .target(
-      name: "CommandLineSupport", dependencies: ["Phrasebook", "Routes"],
+      name: "CommandLineSupport", dependencies: ["Phrasebook", "RouteImporters", "Routes"],
       swiftSettings: swiftSettings),
     .target(
-      name: "RouteFiles", dependencies: ["POSIX", "Routes"],
+      name: "RouteFiles", dependencies: ["Instructions", "POSIX", "RouteImporters", "Routes"],
       swiftSettings: swiftSettings),
     // The daemon's event path: the publisher (seq, the late-joiner state, one encoding per
     // event) and standard output; the subscriber socket; then the daemon (engine, fix sources,
@@ -115,14 +123,15 @@ let package = Package(
     // Rerouting: the pure half (router requests and replies, when to reroute) and the router
     // client: libcurl (system library), a C shim over its variadic calls, and the client thread.
     .target(
-      name: "Rerouting", dependencies: ["Geodesy", "Guidance", "JSON", "Routes"],
+      name: "Rerouting",
+      dependencies: ["Geodesy", "Guidance", "Instructions", "JSON", "RouteImporters", "Routes"],
       swiftSettings: swiftSettings),
     // Declarations only, from the default include path: libcurl is opened when a router is
     // first used, not linked (Sources/CurlShim).
     .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
     .target(name: "CurlShim", dependencies: ["CCurl"]),
     .target(
-      name: "Router", dependencies: ["CurlShim", "POSIX", "Rerouting", "Routes"],
+      name: "Router", dependencies: ["CurlShim", "Instructions", "POSIX", "Rerouting", "Routes"],
       swiftSettings: swiftSettings),
 
     // The closed-loop drive's I/O: stepwised as a child fed through a pipe, its socket, and
@@ -130,8 +139,8 @@ let package = Package(
     .target(
       name: "Driver",
       dependencies: [
-        "Client", "Geodesy", "JSON", "Lab", "Phrasebook", "POSIX", "Rerouting", "Router", "Routes",
-        "Simulation", "Wire",
+        "Client", "Geodesy", "Instructions", "JSON", "Lab", "Phrasebook", "POSIX", "Rerouting",
+        "Router", "Routes", "Simulation", "Wire",
       ],
       swiftSettings: swiftSettings),
 
@@ -139,16 +148,16 @@ let package = Package(
     .executableTarget(
       name: "stepwised",
       dependencies: [
-        "CommandLineSupport", "Daemon", "Events", "Guidance", "Phrasebook", "POSIX", "Rerouting",
-        "RouteFiles", "Router", "Routes", "Subscribers", "Uplink",
+        "CommandLineSupport", "Daemon", "Events", "Guidance", "Instructions", "Phrasebook", "POSIX",
+        "Rerouting", "RouteFiles", "Router", "Routes", "Subscribers", "Uplink",
       ],
       swiftSettings: swiftSettings),
     .executableTarget(
       name: "stepwise",
       dependencies: [
         "Client", "CommandLineSupport", "Driver", "FleetClient", "Geodesy", "GPSDProtocol",
-        "Guidance", "JSON", "Lab", "NMEA", "Phrasebook", "POSIX", "RouteFiles", "Routes",
-        "Simulation", "Wire",
+        "Guidance", "Instructions", "JSON", "Lab", "NMEA", "Phrasebook", "POSIX", "RouteFiles",
+        "RouteImporters", "Routes", "Simulation", "Wire",
       ],
       swiftSettings: swiftSettings),
 
@@ -165,9 +174,8 @@ let package = Package(
     .testTarget(
       name: "CoreTests",
       dependencies: [
-        "Geodesy", "GPSDProtocol", "Guidance", "JSON", "NMEA", "Phrasebook", "Rerouting",
-        "RouteFiles",
-        "Routes", "Simulation", "TestSupport", "Wire",
+        "Geodesy", "GPSDProtocol", "Guidance", "Instructions", "JSON", "NMEA", "Phrasebook",
+        "Rerouting", "RouteFiles", "RouteImporters", "Routes", "Simulation", "TestSupport", "Wire",
       ],
       swiftSettings: swiftSettings),
     .testTarget(
@@ -180,10 +188,9 @@ let package = Package(
       name: "SystemTests",
       dependencies: [
         "Client", "CommandLineSupport", "Daemon", "Events", "FleetClient", "Geodesy", "GPSD",
-        "GPSDProtocol",
-        "Guidance", "JSON", "Lab", "NMEA", "Phrasebook", "POSIX", "RouteFiles", "Routes",
-        "Simulation", "Rerouting", "Router", "stepwise", "Subscribers", "TestSupport", "Uplink",
-        "Wire",
+        "GPSDProtocol", "Guidance", "Instructions", "JSON", "Lab", "NMEA", "Phrasebook", "POSIX",
+        "Rerouting", "RouteFiles", "RouteImporters", "Router", "Routes", "Simulation", "stepwise",
+        "Subscribers", "TestSupport", "Uplink", "Wire",
       ],
       swiftSettings: swiftSettings),
 
@@ -194,13 +201,16 @@ let package = Package(
     // a plain build links it as a no-op.
     .executableTarget(
       name: "StepwiseFuzz",
-      dependencies: ["GPSDProtocol", "Geodesy", "JSON", "NMEA", "Phrasebook", "Routes", "Wire"],
+      dependencies: [
+        "Geodesy", "GPSDProtocol", "Instructions", "JSON", "NMEA", "Phrasebook", "RouteImporters",
+        "Routes", "Wire",
+      ],
       swiftSettings: swiftSettings),
     .executableTarget(
       name: "StepwiseBench",
       dependencies: [
-        "Daemon", "Events", "Geodesy", "Guidance", "NMEA", "Phrasebook", "POSIX", "Rerouting",
-        "RouteFiles", "Router", "Routes",
+        "Daemon", "Events", "Geodesy", "Guidance", "Instructions", "NMEA", "Phrasebook", "POSIX",
+        "Rerouting", "RouteFiles", "Router", "Routes",
       ],
       swiftSettings: swiftSettings),
   ],

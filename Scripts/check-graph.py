@@ -69,7 +69,7 @@ for name, deps in sorted(targets.items()):
 
 # The pure core.
 PURE = ["Geodesy", "JSON", "Routes", "NMEA", "GPSDProtocol", "Guidance", "Phrasebook", "Wire",
-        "Simulation", "Lab", "Rerouting"]
+        "Simulation", "Lab", "Rerouting", "Instructions", "RouteImporters"]
 for name in PURE:
     for dirpath, _, files in os.walk(os.path.join(root, "Sources", name)):
         for f in files:

@@ -1,4 +1,5 @@
 public import Phrasebook
+public import RouteImporters
 public import Routes
 
 /// Options shared by `stepwised` and the `stepwise` commands that take a route.

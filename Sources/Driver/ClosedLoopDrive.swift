@@ -1,6 +1,7 @@
 import Client
 import Geodesy
 import Glibc
+import Instructions
 import JSON
 import Lab
 import POSIX

@@ -1,8 +1,10 @@
 public import Geodesy
 public import Guidance
+import Instructions
 import JSON
 import NMEA
 public import Phrasebook
+import RouteImporters
 public import Routes
 public import Simulation
 import Wire

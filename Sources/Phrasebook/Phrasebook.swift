@@ -1,4 +1,5 @@
 public import Guidance
+import Instructions
 public import Routes
 
 /// Everything the daemon says or shows in its own words, in one language and one unit system.

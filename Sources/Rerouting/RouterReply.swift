@@ -1,4 +1,6 @@
+public import Instructions
 import JSON
+import RouteImporters
 public import Routes
 
 /// Why a router gave no usable route, told apart because each asks for something else: a

@@ -1,4 +1,5 @@
 import Glibc
+import RouteImporters
 import Routes
 
 extension RouteFiles {

@@ -1,5 +1,7 @@
 import Glibc
+import Instructions
 import POSIX
+public import RouteImporters
 public import Routes
 
 /// A route file that could not be loaded; the message names the file and the JSON path.

@@ -1,5 +1,6 @@
 internal import CurlShim
 import Glibc
+public import Instructions
 import POSIX
 public import Rerouting
 public import Routes

@@ -13,7 +13,13 @@ public enum NativeRouteFormat {
   public static func decode(_ bytes: some Collection<UInt8>) throws(RouteDocumentError)
     -> RouteDocument
   {
-    return try decode(RouteImport.parseJSON(bytes))
+    let value: JSONValue
+    do {
+      value = try JSONParser.parse(bytes)
+    } catch {
+      throw RouteDocumentError(.syntax, path: "", "not valid JSON: \(error)")
+    }
+    return try decode(value)
   }
 
   /// Validates an already parsed JSON value as a native route document.

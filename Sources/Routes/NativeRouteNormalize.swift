@@ -7,7 +7,9 @@ extension NativeRouteFormat {
   ///
   /// A document with any problem goes the long way round, so its error is the one that way
   /// gives.
-  static func normalized(_ document: RouteDocument) throws(RouteDocumentError) -> RouteDocument {
+  package static func normalized(_ document: RouteDocument) throws(RouteDocumentError)
+    -> RouteDocument
+  {
     if let checked = checkedWithoutTree(document) { return checked }
     return try decode(encode(document))
   }

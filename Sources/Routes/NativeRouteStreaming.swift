@@ -17,7 +17,7 @@ extension NativeRouteFormat {
   /// `longitude` in range. Everything else (the places, a route's and a step's other members)
   /// becomes the same small tree as before, and goes through the same checks, so what it
   /// returns is what the tree would give.
-  static func decodeStreaming(
+  package static func decodeStreaming(
     _ bytes: UnsafeBufferPointer<UInt8>, progress: ((Int) -> Void)? = nil
   ) -> RouteDocument? {
     var p = JSONPullParser(bytes)

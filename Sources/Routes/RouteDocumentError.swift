@@ -4,6 +4,7 @@ public struct RouteDocumentError: Error, Sendable, Equatable, CustomStringConver
   public struct Code: Sendable, Hashable, CustomStringConvertible {
     public let rawValue: String
     public var description: String { rawValue }
+    package init(rawValue: String) { self.rawValue = rawValue }
 
     public static let syntax = Code(rawValue: "syntax")
     public static let missingField = Code(rawValue: "missingField")

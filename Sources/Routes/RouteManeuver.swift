@@ -66,7 +66,7 @@ public struct RouteManeuver: Sendable, Hashable {
   }
 
   /// The maneuver of an OSRM-vocabulary step (what every importer maps its router onto).
-  init(_ step: InstructionStep) {
+  package init(_ step: InstructionStep) {
     self.init(
       kind: Kind(osrmType: step.type), modifier: step.modifier.flatMap(Modifier.init(rawValue:)),
       exit: step.exit)

@@ -7,13 +7,15 @@ import Geodesy
 /// Spans that continue one another (the same limit, or the same kind and name of object, one
 /// starting where the other ends) become one span, also across stretches, so a tunnel a router
 /// splits at an intersection stays one tunnel.
-struct RouteRoadBuilder {
-  private(set) var road = RouteRoad()
+package struct RouteRoadBuilder {
+  package init() {}
+
+  package private(set) var road = RouteRoad()
   /// How close two positions must be to continue one another, in metres.
-  static let joinTolerance = 0.01
+  package static let joinTolerance = 0.01
 
   /// Metres along the route of each point of a stretch that starts `along` metres into it.
-  static func offsets(_ points: some RandomAccessCollection<Coordinate>, from along: Double)
+  package static func offsets(_ points: some RandomAccessCollection<Coordinate>, from along: Double)
     -> [Double]
   {
     var out: [Double] = []
@@ -29,7 +31,7 @@ struct RouteRoadBuilder {
   }
 
   /// A speed limit from `start` to `end` metres along the route.
-  mutating func addLimit(_ limit: SpeedLimit, from start: Double, to end: Double) {
+  package mutating func addLimit(_ limit: SpeedLimit, from start: Double, to end: Double) {
     if let last = road.speedLimits.last, last.limit == limit,
       abs(last.end - start) <= Self.joinTolerance
     {
@@ -40,7 +42,7 @@ struct RouteRoadBuilder {
   }
 
   /// An object from `start` to `end` metres along the route (a point when they are equal).
-  mutating func addObject(
+  package mutating func addObject(
     _ kind: RoadObject.Kind, from start: Double, to end: Double, name: String? = nil
   ) {
     if end > start,
@@ -54,7 +56,7 @@ struct RouteRoadBuilder {
     road.objects.append(RoadObject(kind, start: start, end: end, name: name))
   }
 
-  mutating func addLanes(_ lanes: [RouteLane], at along: Double) {
+  package mutating func addLanes(_ lanes: [RouteLane], at along: Double) {
     road.lanes.append(RouteLaneGuidance(at: along, lanes: lanes))
   }
 }

@@ -66,7 +66,7 @@ public struct RouteSign: Sendable, Hashable {
 extension RouteSign {
   /// The elements of `a` then those of `b` that `a` lacks: the sign of a roundabout whose exit
   /// maneuver an importer folds into it (the exit's sign says where the exit leads).
-  static func joined(_ a: RouteSign?, _ b: RouteSign?) -> RouteSign? {
+  package static func joined(_ a: RouteSign?, _ b: RouteSign?) -> RouteSign? {
     guard let b else { return a }
     guard let a else { return b }
     return RouteSign(a.elements + b.elements.filter { !a.elements.contains($0) })

@@ -24,6 +24,7 @@ import Events
 import Geodesy
 import Glibc
 import Guidance
+import Instructions
 import NMEA
 import POSIX
 import Phrasebook

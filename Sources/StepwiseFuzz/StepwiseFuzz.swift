@@ -6,9 +6,11 @@
 import GPSDProtocol
 import Geodesy
 import Glibc
+import Instructions
 import JSON
 import NMEA
 import Phrasebook
+import RouteImporters
 import Routes
 import Wire
 

@@ -5,6 +5,7 @@ import JSON
 import POSIX
 import Phrasebook
 import RouteFiles
+import RouteImporters
 import Routes
 import Wire
 

@@ -1,8 +1,9 @@
 import CommandLineSupport
+public import Instructions
 import JSON
 import POSIX
 import Phrasebook
-public import Routes
+import Routes
 
 extension StepwiseTool {
   /// `stepwise instruction --locale LANG FILE…`: one instruction per osrm-text-instructions

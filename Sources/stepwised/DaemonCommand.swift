@@ -3,6 +3,7 @@ import Daemon
 import Events
 import Glibc
 import Guidance
+import Instructions
 import POSIX
 import Phrasebook
 import Rerouting

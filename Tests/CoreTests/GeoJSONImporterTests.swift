@@ -1,6 +1,7 @@
 import Geodesy
 import Phrasebook
 import RouteFiles
+import RouteImporters
 import Routes
 import TestSupport
 import Testing

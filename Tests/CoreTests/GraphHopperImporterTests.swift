@@ -1,7 +1,9 @@
 import Geodesy
+import Instructions
 import JSON
 import Phrasebook
 import RouteFiles
+import RouteImporters
 import Routes
 import TestSupport
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import Instructions
 import JSON
 import Phrasebook
 import Routes

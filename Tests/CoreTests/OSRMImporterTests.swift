@@ -3,6 +3,7 @@ import Geodesy
 import JSON
 import Phrasebook
 import RouteFiles
+import RouteImporters
 import Routes
 import TestSupport
 import Testing

@@ -1,4 +1,5 @@
 import Guidance
+import Instructions
 import Phrasebook
 import Routes
 import TestSupport

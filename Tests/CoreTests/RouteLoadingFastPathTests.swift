@@ -4,6 +4,7 @@ import Simulation
 import Testing
 
 @testable import Guidance
+@testable import RouteImporters
 @testable import Routes
 
 // The loading fast paths hold to the code they stand in for: points read by the pull decoder's

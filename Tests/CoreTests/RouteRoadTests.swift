@@ -2,6 +2,7 @@ import Foundation
 import Geodesy
 import JSON
 import RouteFiles
+import RouteImporters
 import Routes
 import TestSupport
 import Testing

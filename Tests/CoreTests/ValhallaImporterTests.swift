@@ -1,6 +1,7 @@
 import Foundation
 import Geodesy
 import JSON
+import RouteImporters
 import Routes
 import TestSupport
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import JSON
 import RouteFiles
+import RouteImporters
 import Routes
 import TestSupport
 import Testing

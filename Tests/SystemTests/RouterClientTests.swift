@@ -1,5 +1,6 @@
 import Foundation
 import Geodesy
+import Instructions
 import Rerouting
 import Router
 import Routes

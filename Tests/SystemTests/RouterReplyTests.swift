@@ -1,3 +1,4 @@
+import Instructions
 import Rerouting
 import Routes
 import TestSupport

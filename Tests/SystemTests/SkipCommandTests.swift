@@ -1,5 +1,6 @@
 import Foundation
 import Geodesy
+import Instructions
 import JSON
 import Rerouting
 import RouteFiles

@@ -1,4 +1,5 @@
 import Foundation
+import Instructions
 import Routes
 import TestSupport
 import Testing

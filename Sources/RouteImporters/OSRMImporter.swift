@@ -1,5 +1,7 @@
 import Geodesy
+public import Instructions
 public import JSON
+public import Routes
 
 /// Converts an OSRM v5 `/route` response into a native route document.
 ///

@@ -1,4 +1,6 @@
+public import Instructions
 public import JSON
+public import Routes
 
 /// The route file formats Stepwise reads.
 ///

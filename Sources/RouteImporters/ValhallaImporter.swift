@@ -1,5 +1,7 @@
 import Geodesy
+public import Instructions
 public import JSON
+public import Routes
 
 /// Converts a Valhalla native `/route` response into a native route document.
 ///

@@ -1,3 +1,6 @@
+import Instructions
+import Routes
+
 /// An XML element as read by ``XMLReader``: name, attributes, child elements and text.
 struct XMLElement: Sendable {
   /// The qualified name as written (`gh:sign`).

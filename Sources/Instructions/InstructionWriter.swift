@@ -1,3 +1,5 @@
+public import Routes
+
 /// Writes turn instructions from maneuvers, in English or Korean, the way osrm-text-instructions
 /// v0.15.0 does.
 ///
@@ -321,7 +323,7 @@ public struct InstructionWriter: Sendable {
     return out
   }
 
-  static func capitalized(_ s: String) -> String {
+  package static func capitalized(_ s: String) -> String {
     guard let first = s.first else { return s }
     return first.uppercased() + s.dropFirst()
   }
@@ -329,7 +331,7 @@ public struct InstructionWriter: Sendable {
 
 extension String {
   /// Without leading and trailing spaces.
-  func trimmingSpaces() -> String {
+  package func trimmingSpaces() -> String {
     var s = Substring(self)
     while s.first?.isWhitespace == true { s = s.dropFirst() }
     while s.last?.isWhitespace == true { s = s.dropLast() }

@@ -1,4 +1,6 @@
+import Instructions
 public import JSON
+public import Routes
 
 /// The language a route was written in by its router, so a route asked for in Korean stays in
 /// Korean unless the user asks for another language.

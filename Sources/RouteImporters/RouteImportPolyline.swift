@@ -1,4 +1,6 @@
 public import Geodesy
+import Instructions
+public import Routes
 
 /// Google's Encoded Polyline Algorithm Format.
 ///

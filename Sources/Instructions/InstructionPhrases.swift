@@ -1,3 +1,5 @@
+import Routes
+
 /// The phrase tables of osrm-text-instructions v0.15.0 for English and Korean.
 ///
 /// Keys are slash-separated paths into the library's `v5` object. The tables were rebuilt from

@@ -1,3 +1,5 @@
+import Routes
+
 // Generated from osrm-text-instructions v0.15.0 (`languages/translations/ko.json`, key `v5`),
 // as reconstructed and checked against the library's test fixtures; see docs/instructions.md.
 // Copyright (c) 2017, Project OSRM contributors. BSD-2-Clause: see

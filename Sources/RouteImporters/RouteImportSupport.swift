@@ -1,4 +1,6 @@
 import Geodesy
+import Instructions
+import Routes
 
 /// Pieces shared by the router importers: notices, route lines, names and language detection.
 enum RouteImportSupport {

@@ -1,5 +1,7 @@
 import Geodesy
+public import Instructions
 public import JSON
+public import Routes
 
 /// Converts a GeoJSON route line into a native route document.
 ///

@@ -1,4 +1,6 @@
 import Geodesy
+public import Instructions
+public import Routes
 
 /// Converts a GPX 1.0 or 1.1 file into a native route document.
 ///

@@ -1,3 +1,5 @@
+import Routes
+
 /// A Korean particle whose form depends on how the word before it ends.
 ///
 /// Each particle has one form for words that end in a final consonant (받침) and one for words

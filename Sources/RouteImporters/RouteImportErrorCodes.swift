@@ -1,3 +1,6 @@
+import Instructions
+public import Routes
+
 extension RouteDocumentError.Code {
   /// The router answered with an error instead of a route (Valhalla `error_code`/`error`).
   public static let routerError = Self(rawValue: "routerError")
