@@ -10,8 +10,10 @@ public enum AnnouncementMessage: Sendable, Equatable {
   case depart(source: String, tolls: Bool, advisories: [String])
   /// A maneuver announcement. `distance` (metres to the maneuver) is `nil` for the final "now"
   /// announcement. `then` carries the instructions of a maneuver that follows too closely to get
-  /// its own early announcement.
-  case maneuver(instructions: String, distance: Double?, then: String?)
+  /// its own early announcement. `road` carries the lanes and the sign the announcement may say
+  /// (`nil`: the instructions alone).
+  case maneuver(
+    instructions: String, distance: Double?, then: String?, road: ManeuverRoad? = nil)
   /// The destination was reached.
   case arrive(destination: String)
   /// An intermediate waypoint (1-based) was reached; guidance goes on.
@@ -39,6 +41,29 @@ public enum AnnouncementMessage: Sendable, Equatable {
   case gpsAcquired
 }
 
+/// The road a maneuver announcement may say besides its instructions.
+///
+/// The lanes to use and the sign. The engine picks them (which maneuver's lanes, on which prompt); a ``Phrasing`` says a
+/// lane clause only when the preferred lanes are a strict, non-empty subset of two or more
+/// lanes, and the sign only when the instructions do not already say it.
+public struct ManeuverRoad: Sendable, Equatable {
+  /// The lanes from left to right (empty: no lane clause).
+  public var lanes: [RouteLane]
+  /// Whether `lanes` are those of the `then` maneuver rather than of the main one.
+  public var lanesForThen: Bool
+  /// The main maneuver's sign.
+  public var sign: RouteSign?
+
+  public init(lanes: [RouteLane], lanesForThen: Bool = false, sign: RouteSign? = nil) {
+    self.lanes = lanes
+    self.lanesForThen = lanesForThen
+    self.sign = sign
+  }
+
+  /// Whether there is nothing to say.
+  public var isEmpty: Bool { lanes.isEmpty && sign == nil }
+}
+
 /// Puts messages into words.
 ///
 /// Implemented by `Phrasebook`.
@@ -63,4 +88,20 @@ extension Phrasing {
   }
 
   public func spokenDistanceKey(_ metres: Double) -> Int? { nil }
+}
+
+extension ManeuverRoad {
+  /// Whether `lanes` call for a lane clause.
+  ///
+  /// Two or more lanes, and the preferred ones a strict, non-empty subset of them. Never when every lane is fine (or none is).
+  public static func advises(_ lanes: [RouteLane]) -> Bool {
+    guard lanes.count >= 2 else { return false }
+    let preferred = lanes.count { $0.isPreferred }
+    return preferred > 0 && preferred < lanes.count
+  }
+
+  /// The share of `lanes` that are preferred: the smaller, the narrower the advice.
+  static func share(_ lanes: [RouteLane]) -> Double {
+    Double(lanes.count { $0.isPreferred }) / Double(max(1, lanes.count))
+  }
 }

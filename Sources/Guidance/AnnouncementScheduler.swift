@@ -156,7 +156,8 @@ struct AnnouncementScheduler: Sendable {
     for (n, kind) in kinds.enumerated() where !said[m].contains(kind.flag) {
       let message = AnnouncementMessage.maneuver(
         instructions: instructions, distance: kind == .now ? nil : d,
-        then: kind == .prepare ? nil : then)
+        then: kind == .prepare ? nil : then,
+        road: road(at: m, kind: kind, then: kind == .prepare ? nil : then))
       let lead = leadDistance(kind, step: m, speed: v, limits: limits, saying: message)
       // The final announcement must still come `finalLeadSeconds` ahead when the vehicle is one
       // along-track sigma ahead of its match; what `nowLeadSeconds` spares beyond that
@@ -178,7 +179,8 @@ struct AnnouncementScheduler: Sendable {
         let nextLead = leadDistance(
           next, step: m, speed: v, limits: limits,
           saying: .maneuver(
-            instructions: instructions, distance: next == .now ? nil : d, then: then))
+            instructions: instructions, distance: next == .now ? nil : d, then: then,
+            road: road(at: m, kind: next, then: then)))
         if d <= nextLead + v * configuration.minimumGapSeconds {
           said[m].insert(kind.flag)
           continue
@@ -209,12 +211,20 @@ struct AnnouncementScheduler: Sendable {
     saying message: AnnouncementMessage
   ) -> Double {
     let speech = v * speechDuration(message)
-    if kind == .now, case .maneuver(let instructions, _, .some) = message, m + 1 <= lastStep {
+    if kind == .now, case .maneuver(let instructions, _, .some, let road) = message,
+      m + 1 <= lastStep
+    {
       // A pair said as one unit: its first part must end in time for the first maneuver, the
       // whole in time for the second, which comes `gap` metres later.
       let react = max(limits.nowMinimum, v * configuration.nowLeadSeconds)
+      // The first part says the main maneuver's own lanes, if the pair says them, and its sign.
+      let firstRoad = road.map {
+        ManeuverRoad(lanes: $0.lanesForThen ? [] : $0.lanes, sign: $0.sign)
+      }
       let first =
-        v * speechDuration(.maneuver(instructions: instructions, distance: nil, then: nil))
+        v
+        * speechDuration(
+          .maneuver(instructions: instructions, distance: nil, then: nil, road: firstRoad))
       let gap = geometry.stepEnd[m + 1] - geometry.stepEnd[m]
       return max(react + first, react + speech - gap)
     }
@@ -233,7 +243,8 @@ struct AnnouncementScheduler: Sendable {
   /// `phrasing.speechDuration(for: message)`, taken from ``spoken`` when a sentence said alike
   /// was measured lately.
   private mutating func speechDuration(_ message: AnnouncementMessage) -> Double {
-    guard case .maneuver(let instructions, let distance, let then) = message else {
+    // A maneuver with road to say is measured each time: few are, and the key does not hold it.
+    guard case .maneuver(let instructions, let distance, let then, nil) = message else {
       return phrasing.speechDuration(for: message)
     }
     var key = SpeechDurations.Key(instructions: instructions, distance: nil, then: then)
@@ -247,6 +258,32 @@ struct AnnouncementScheduler: Sendable {
     let seconds = phrasing.speechDuration(for: message)
     spoken.insert(key, seconds)
     return seconds
+  }
+
+  /// The road announcement `kind` of maneuver `m` says, or `nil` when it says none.
+  ///
+  /// The sign on every prompt; the lanes on the approach and final prompts only, not on the "prepare"
+  /// one (a minute ahead, lanes change before the maneuver and a lane change that early only
+  /// hinders; the prompt stays short). When the prompt goes on to a close next maneuver
+  /// ("…, then …"), the next one's lanes are said instead when they advise and are narrower (a
+  /// smaller share of the road is preferred) than the main one's, or the main one has none to
+  /// advise: the vehicle must be in those lanes by then, and the first maneuver's lanes are
+  /// the wider choice it can make on the way.
+  private func road(at m: Int, kind: AnnouncementKind, then: String?) -> ManeuverRoad? {
+    let step = route.steps[m]
+    var lanes = kind == .prepare ? [] : step.lanes
+    var lanesForThen = false
+    if kind != .prepare, then != nil, m + 1 <= lastStep {
+      let next = route.steps[m + 1].lanes
+      if ManeuverRoad.advises(next),
+        !ManeuverRoad.advises(lanes) || ManeuverRoad.share(next) < ManeuverRoad.share(lanes)
+      {
+        lanes = next
+        lanesForThen = true
+      }
+    }
+    guard !lanes.isEmpty || step.sign != nil else { return nil }
+    return ManeuverRoad(lanes: lanes, lanesForThen: lanesForThen, sign: step.sign)
   }
 
   /// The next maneuver's instructions when it follows maneuver `m` too closely to get its own

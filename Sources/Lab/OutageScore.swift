@@ -102,7 +102,7 @@ public struct OutageScore: Sendable {
         guard let a = e.announcement, e.time <= reached else { return nil }
         if a.step == m && [.prepare, .approach, .now].contains(a.kind) { return e.time }
         guard a.step == m - 1, [.approach, .now].contains(a.kind),
-          case .maneuver(_, _, let then) = a.message, then != nil
+          case .maneuver(_, _, let then, _) = a.message, then != nil
         else { return nil }
         return e.time
       }

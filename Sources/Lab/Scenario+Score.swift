@@ -138,7 +138,7 @@ extension QualityScore {
       announcements.filter { p in
         if p.a.step == m && [.prepare, .approach, .now].contains(p.a.kind) { return true }
         guard p.a.step == m - 1, [.approach, .now].contains(p.a.kind),
-          case .maneuver(_, _, let then) = p.a.message
+          case .maneuver(_, _, let then, _) = p.a.message
         else { return false }
         return then != nil
       }

@@ -44,7 +44,9 @@ extension Phrasebook {
   private func announcementCapacity(for message: AnnouncementMessage) -> Int? {
     let glue = 160
     switch message {
-    case .maneuver(let instructions, _, let then):
+    case .maneuver(let instructions, _, let then, let road):
+      // The lanes and the sign are said by the `Character` path only.
+      guard road?.isEmpty ?? true else { return nil }
       return instructions.utf8.count + (then?.utf8.count ?? 0) + glue
     case .depart(let source, _, let advisories):
       return advisories.reduce(source.utf8.count + glue) { $0 + $1.utf8.count + 2 }
@@ -61,7 +63,7 @@ extension Phrasebook {
   private func write(_ message: AnnouncementMessage, into buffer: inout AnnouncementBuffer) -> Bool
   {
     switch message {
-    case .maneuver(let instructions, let distance, let then):
+    case .maneuver(let instructions, let distance, let then, _):
       return withSimpleText(instructions) { instructions in
         guard let then else {
           writeManeuver(instructions, then: nil, distance: distance, into: &buffer)

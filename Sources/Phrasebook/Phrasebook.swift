@@ -106,14 +106,15 @@ extension Phrasebook {
       if tolls { sentences.append("This route has tolls.") }
       sentences += advisories.map(terminated).filter { !$0.isEmpty }
       return sentences.joined(separator: " ")
-    case .maneuver(let instructions, let distance, let then):
-      let (first, second) = instructionPair(instructions, then)
-      guard !first.isEmpty else { return "" }
+    case .maneuver(let instructions, let distance, let then, let road):
+      let (bareFirst, bareSecond) = instructionPair(instructions, then)
+      guard !bareFirst.isEmpty else { return "" }
+      let (first, second, after) = withRoad(bareFirst, bareSecond, road)
       var sentence =
         distance.map { "In \(spokenDistance($0)), \(lowercasingLead(first))" }
         ?? capitalizingLead(first)
       if !second.isEmpty { sentence += ", then \(lowercasingLead(second))" }
-      return terminated(sentence)
+      return ([terminated(sentence)] + after).joined(separator: " ")
     case .arrive(let destination):
       let destination = withoutTrailingPeriods(destination)
       return destination.isEmpty
@@ -200,6 +201,36 @@ func englishOrdinal(_ number: Int) -> String {
   return "\(number)\(suffix)"
 }
 
+extension Phrasebook {
+  /// The bare main and follow-up instructions with the lane clause worked into the one its
+  /// lanes belong to, and the sentences said after the maneuver's: a lane clause English
+  /// cannot work in ("Use the left lane."), then the sign ("Take exit 52 toward Nice.").
+  fileprivate func withRoad(_ first: String, _ second: String, _ road: ManeuverRoad?)
+    -> (String, String, [String])
+  {
+    guard let road, !road.isEmpty else { return (first, second, []) }
+    var (first, second) = (first, second)
+    var after: [String] = []
+    if let lanes = laneDescription(road.lanes) {
+      if road.lanesForThen && !second.isEmpty {
+        if let s = withLaneClause(second, lanes) {
+          second = s
+        } else {
+          after.append(laneSentence(lanes))
+        }
+      } else if !road.lanesForThen {
+        if let f = withLaneClause(first, lanes) {
+          first = f
+        } else {
+          after.append(laneSentence(lanes))
+        }
+      }
+    }
+    if let sign = signSentence(road.sign, instructions: first) { after.append(sign) }
+    return (first, second, after)
+  }
+}
+
 /// The bare main and follow-up instructions of a maneuver; when the main one is empty, the
 /// follow-up takes its place.
 private func instructionPair(_ instructions: String, _ then: String?) -> (String, String) {
@@ -221,8 +252,8 @@ extension Phrasebook {
       if tolls { sentences.append("이 경로에는 유료 도로가 있습니다.") }
       sentences += advisories.map(terminated).filter { !$0.isEmpty }
       return sentences.joined(separator: " ")
-    case .maneuver(let instructions, let distance, let then):
-      return koreanManeuver(instructions, distance: distance, then: then)
+    case .maneuver(let instructions, let distance, let then, let road):
+      return koreanManeuver(instructions, distance: distance, then: then, road: road)
     case .arrive(let destination):
       // "목적지인 X에" names the place and says it is the destination; 인 and 에 do not
       // alternate, so any name fits.
@@ -288,12 +319,24 @@ extension Phrasebook {
   /// Noun phrases share one copula at the end ("A, 이어서 B입니다."). When either instruction
   /// is a finished sentence the announcement becomes two sentences, because a sentence ending
   /// cannot be followed by ", 이어서".
-  private func koreanManeuver(_ instructions: String, distance: Double?, then: String?)
-    -> String
-  {
-    let (first, second) = instructionPair(instructions, then)
-    guard !first.isEmpty else { return "" }
-    let firstIsNoun = isKoreanNounPhrase(first)
+  private func koreanManeuver(
+    _ instructions: String, distance: Double?, then: String?, road: ManeuverRoad? = nil
+  ) -> String {
+    let (bareFirst, bareSecond) = instructionPair(instructions, then)
+    guard !bareFirst.isEmpty else { return "" }
+    // The lane clause goes before an instruction and leaves its ending, so whether it is a
+    // noun phrase is read from the instruction alone.
+    let firstIsNoun = isKoreanNounPhrase(bareFirst)
+    let secondIsNoun = isKoreanNounPhrase(bareSecond)
+    let (first, second, after) = withRoad(bareFirst, bareSecond, road)
+    let said = koreanManeuver(
+      first, second, distance: distance, firstIsNoun: firstIsNoun, secondIsNoun: secondIsNoun)
+    return ([said] + after).joined(separator: " ")
+  }
+
+  private func koreanManeuver(
+    _ first: String, _ second: String, distance: Double?, firstIsNoun: Bool, secondIsNoun: Bool
+  ) -> String {
     let lead: String
     if let distance {
       lead = "\(spokenDistance(distance)) \(firstIsNoun ? "앞," : "앞에서") \(first)"
@@ -301,7 +344,6 @@ extension Phrasebook {
       lead = "잠시 후 \(first)"
     }
     guard !second.isEmpty else { return firstIsNoun ? "\(lead)입니다." : terminated(lead) }
-    let secondIsNoun = isKoreanNounPhrase(second)
     if firstIsNoun && secondIsNoun { return "\(lead), 이어서 \(second)입니다." }
     let opening = firstIsNoun ? "\(lead)입니다." : terminated(lead)
     let closing = secondIsNoun ? "\(second)입니다." : terminated(second)

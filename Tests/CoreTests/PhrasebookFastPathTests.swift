@@ -461,7 +461,7 @@ private func referenceEnglish(_ book: Phrasebook, _ message: AnnouncementMessage
     if tolls { sentences.append("This route has tolls.") }
     sentences += advisories.map(referenceTerminated).filter { !$0.isEmpty }
     return sentences.joined(separator: " ")
-  case .maneuver(let instructions, let distance, let then):
+  case .maneuver(let instructions, let distance, let then, nil):
     let (first, second) = referencePair(instructions, then)
     guard !first.isEmpty else { return "" }
     var sentence =
@@ -491,7 +491,7 @@ private func referenceKorean(_ book: Phrasebook, _ message: AnnouncementMessage)
     if tolls { sentences.append("이 경로에는 유료 도로가 있습니다.") }
     sentences += advisories.map(referenceTerminated).filter { !$0.isEmpty }
     return sentences.joined(separator: " ")
-  case .maneuver(let instructions, let distance, let then):
+  case .maneuver(let instructions, let distance, let then, nil):
     let (first, second) = referencePair(instructions, then)
     guard !first.isEmpty else { return "" }
     let firstIsNoun = referenceIsKoreanNounPhrase(first)

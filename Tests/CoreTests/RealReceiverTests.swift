@@ -214,7 +214,7 @@ import Testing
     var said: [Int: Double] = [:]
     for e in events {
       guard let a = e.announcement, a.kind == .now,
-        case .maneuver(_, _, let then) = a.message
+        case .maneuver(_, _, let then, _) = a.message
       else { continue }
       said[a.step] = e.time
       if then != nil { said[a.step + 1] = e.time }
@@ -241,7 +241,7 @@ import Testing
     // Maneuver 2 is announced only as the "then" of maneuver 1's final announcement.
     #expect(!announcements.contains { $0.1.id == "r0.s2.now" })
     let final = try #require(announcements.last { $0.1.id == "r0.s1.now" })
-    guard case .maneuver(_, _, let then) = final.1.message else {
+    guard case .maneuver(_, _, let then, _) = final.1.message else {
       Issue.record("not a maneuver announcement")
       return
     }

@@ -39,7 +39,7 @@ public enum GuidanceProperties {
       let merged = announcements.filter {
         $0.1.step == m - 1 && [.approach, .now].contains($0.1.kind)
           && {
-            if case .maneuver(_, _, let then) = $0.1.message { return then != nil }
+            if case .maneuver(_, _, let then, _) = $0.1.message { return then != nil }
             return false
           }($0)
       }
