@@ -83,6 +83,8 @@ public struct NavigationSession: Sendable {
   private(set) public var announcementCount = 0
 
   var scheduler: AnnouncementScheduler
+  /// The speed limit where the vehicle is (`PROGRESS`'s `speedLimit`).
+  var roadWatch: RoadWatch
   /// The route's revision: 0 for the route guidance started with, n for the n-th route applied
   /// since (select, load, reload, reroute).
   var revision = 0
@@ -112,6 +114,7 @@ public struct NavigationSession: Sendable {
     self.returnGuide = ReturnGuide(configuration: configuration.returning)
     self.scheduler = AnnouncementScheduler(
       route: route, geometry: geometry, configuration: configuration, phrasing: phrasing)
+    self.roadWatch = RoadWatch(road: shared.route.road)
   }
 
   /// The route's summary, as sent in the `ROUTE` event.
@@ -994,7 +997,7 @@ public struct NavigationSession: Sendable {
     events.append(NavigationEvent(time: time, kind: .announce(a)))
   }
 
-  private func progress(_ point: Coordinate, _ fix: Fix) -> Progress {
+  private mutating func progress(_ point: Coordinate, _ fix: Fix) -> Progress {
     var distanceAlong = distanceAlong
     if case .settling(let floor) = reckoning { distanceAlong = max(distanceAlong, floor) }
     let remaining = max(0, geometry.length - distanceAlong)
@@ -1011,6 +1014,7 @@ public struct NavigationSession: Sendable {
       distanceFromRoute: distanceFromRoute,
       speed: fix.speed ?? speed,
       course: fix.course,
-      discardedFixes: discardedFixes)
+      discardedFixes: discardedFixes,
+      speedLimit: phase == .onRoute ? roadWatch.limit(at: distanceAlong) : nil)
   }
 }
