@@ -9,6 +9,8 @@ public enum AnnouncementKind: String, Sendable, Hashable, CaseIterable {
   case offRoute = "offroute"
   case onRoute = "onroute"
   case gps, reroute, `return`
+  /// Over the speed limit.
+  case speed
 }
 
 /// Something to say, with the step it belongs to.

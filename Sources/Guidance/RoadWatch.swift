@@ -30,3 +30,69 @@ struct RoadWatch: Sendable {
     return span.limit
   }
 }
+
+/// Whether the vehicle is over the speed limit, and what of it was said: one warning per
+/// excursion above the limit plus a tolerance, re-armed only once the speed has stayed below
+/// the limit itself for a while.
+struct OverspeedWatch: Sendable {
+  enum State: Sendable, Equatable {
+    /// Nothing said; a warning may come.
+    case armed
+    /// Above the limit plus the tolerance since `since`, not yet said.
+    case over(since: Double)
+    /// Said; no more until the speed stays below the limit.
+    case warned
+    /// Said, and below the limit since `since`.
+    case below(since: Double)
+  }
+
+  private(set) var state = State.armed
+  /// Warnings made so far (they number the announcement ids).
+  private(set) var count = 0
+
+  /// Whether a warning is due, given a trusted speed (m/s) at `time`.
+  ///
+  /// `limit` is in m/s, `nil` where none applies. The caller says it (``said()``) or defers it (a
+  /// maneuver prompt is being said or about to be): the excursion stays unsaid until then.
+  mutating func observe(
+    speed v: Double, limit: Double?, time: Double, configuration c: GuidanceConfiguration
+  ) -> Bool {
+    guard let limit else {
+      // No limit here: nothing is over it; an unsaid excursion ends.
+      if case .over = state { state = .armed }
+      return false
+    }
+    let threshold = limit + max(c.speedWarningFraction * limit, c.speedWarningMargin)
+    switch state {
+    case .armed, .over:
+      guard v > threshold else {
+        state = .armed
+        return false
+      }
+      var since = time
+      if case .over(let t) = state { since = t }
+      state = .over(since: since)
+      return time - since >= c.speedWarningAfter
+    case .warned:
+      if v < limit { state = .below(since: time) }
+    case .below(let since):
+      if v >= limit {
+        state = .warned
+      } else if time - since >= c.speedWarningRearmSeconds {
+        state = .armed
+      }
+    }
+    return false
+  }
+
+  /// The warning that was due is said.
+  mutating func said() {
+    state = .warned
+    count += 1
+  }
+
+  /// A fix whose speed cannot be trusted: an excursion not yet said starts over.
+  mutating func doubt() {
+    if case .over = state { state = .armed }
+  }
+}

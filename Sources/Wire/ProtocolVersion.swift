@@ -27,7 +27,8 @@ public import JSON
 /// - 1.4: `ANNOUNCE`, `STEP` and `PROGRESS` have `estimated` (`true`) when made from a position
 ///   estimated along the route without fixes (dead reckoning through an outage).
 /// - 1.5: `PROGRESS` has `speedLimit` (a number with `speedLimitUnit` `km/h` or `mph`, or
-///   `"none"`) where the route carries a limit at the vehicle's position.
+///   `"none"`) where the route carries a limit at the vehicle's position; `ANNOUNCE` kind `speed`
+///   (an overspeed warning).
 ///
 /// Compatibility floor: none yet; every 1.x server accepts every 1.x client.
 public enum ProtocolVersion {
