@@ -35,6 +35,8 @@ public enum AnnouncementMessage: Sendable, Equatable {
   /// metres away in `direction`; `turnAround` once the vehicle is moving away from it ("Turn
   /// around when possible. The route is 300 meters behind you.").
   case returnToRoute(distance: Double, direction: ReturnDirection, turnAround: Bool)
+  /// The vehicle is driving faster than the posted limit (`value` in `unit`) plus a tolerance.
+  case overspeed(limit: Double, unit: SpeedLimit.Unit)
   /// No valid fix for a while.
   case gpsLost
   /// Valid fixes again after a loss.

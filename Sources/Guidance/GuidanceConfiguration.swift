@@ -245,6 +245,26 @@ public struct GuidanceConfiguration: Sendable, Equatable {
   public var continueBeyondPrepareSeconds = 30.0
   /// The `return` announcements that lead a vehicle off its route back to it.
   public var returning = ReturnConfiguration()
+  /// Overspeed warnings (`speed` announcements) where the route carries speed limits.
+  public var speedWarnings = true
+  /// The tolerance above a limit before a warning: the larger of this fraction of the limit
+  /// and `speedWarningMargin` m/s (10 % or 5 km/h: 55 km/h at 50, 99 km/h at 90).
+  public var speedWarningFraction = 0.10
+  public var speedWarningMargin = 5 / 3.6
+  /// Seconds the speed must stay above the limit plus the tolerance before the warning, so a
+  /// single noisy fix makes none (at one fix a second the warning comes within 2 s).
+  public var speedWarningAfter = 1.0
+  /// Seconds the speed must stay below the limit itself before another excursion is warned
+  /// of: no chatter at the threshold.
+  public var speedWarningRearmSeconds = 3.0
+  /// Speeds above this (m/s), or changing faster than `speedWarningAcceleration` m/s² from the
+  /// fix before, are doubtful and warned of never.
+  public var speedWarningPlausible = 90.0
+  public var speedWarningAcceleration = 8.0
+  /// No warning within this many seconds of a maneuver announcement, nor while it would not be
+  /// over this many seconds before the maneuver ahead's final announcement is due (its lead):
+  /// a warning never talks over a maneuver's final prompt (it waits).
+  public var speedWarningQuietSeconds = 6.0
 
   public init() {}
 

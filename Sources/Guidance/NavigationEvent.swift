@@ -9,6 +9,8 @@ public enum AnnouncementKind: String, Sendable, Hashable, CaseIterable {
   case offRoute = "offroute"
   case onRoute = "onroute"
   case gps, reroute, `return`
+  /// Over the speed limit.
+  case speed
 }
 
 /// Something to say, with the step it belongs to.
@@ -102,11 +104,16 @@ public struct Progress: Sendable, Equatable {
   /// Fixes discarded so far as jumps of the receiver (farther from the last fix than the
   /// vehicle can have gone): matched to nothing, counted here.
   public var discardedFixes = 0
+  /// The posted speed limit at the vehicle's position on the route: a value in its unit, or
+  /// ``SpeedLimit/none``; `nil` where the route has no limit data, the router did not know, or
+  /// the vehicle is not on the route.
+  public var speedLimit: SpeedLimit?
 
   public init(
     step: Int, distanceToManeuver: Double, distanceRemaining: Double, timeRemaining: Double,
     distanceAlong: Double, onRoute: Bool, raw: Coordinate, matched: Coordinate,
-    distanceFromRoute: Double, speed: Double?, course: Double?, discardedFixes: Int = 0
+    distanceFromRoute: Double, speed: Double?, course: Double?, discardedFixes: Int = 0,
+    speedLimit: SpeedLimit? = nil
   ) {
     self.step = step
     self.distanceToManeuver = distanceToManeuver
@@ -120,6 +127,7 @@ public struct Progress: Sendable, Equatable {
     self.speed = speed
     self.course = course
     self.discardedFixes = discardedFixes
+    self.speedLimit = speedLimit
   }
 }
 

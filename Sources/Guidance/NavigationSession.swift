@@ -83,6 +83,10 @@ public struct NavigationSession: Sendable {
   private(set) public var announcementCount = 0
 
   var scheduler: AnnouncementScheduler
+  /// The speed limit where the vehicle is (`PROGRESS`'s `speedLimit`).
+  var roadWatch: RoadWatch
+  /// Over the limit or not, and what of it was said (`speed` announcements).
+  var overspeed = OverspeedWatch()
   /// The route's revision: 0 for the route guidance started with, n for the n-th route applied
   /// since (select, load, reload, reroute).
   var revision = 0
@@ -112,6 +116,7 @@ public struct NavigationSession: Sendable {
     self.returnGuide = ReturnGuide(configuration: configuration.returning)
     self.scheduler = AnnouncementScheduler(
       route: route, geometry: geometry, configuration: configuration, phrasing: phrasing)
+    self.roadWatch = RoadWatch(road: shared.route.road)
   }
 
   /// The route's summary, as sent in the `ROUTE` event.
@@ -368,6 +373,7 @@ public struct NavigationSession: Sendable {
         matchCourse: reacquired ? steady : trustedCourse,
         dt: dt, accuracy: accuracy, threshold: threshold, standing: standing, into: &events)
     }
+    let previous = lastValidFix
     lastValidFix = fix
     settle(after: estimate)
     if phase == .offRoute {
@@ -378,6 +384,7 @@ public struct NavigationSession: Sendable {
       advanceSteps(time: fix.time, into: &events)
       checkArrival(fix, point: point, into: &events)
       if !arrived { announcements(time: fix.time, position: distanceAlong, into: &events) }
+      if !arrived { watchSpeed(fix, previous: previous, into: &events) }
     }
     if !arrived {
       events.append(NavigationEvent(time: fix.time, kind: .progress(progress(point, fix))))
@@ -980,6 +987,46 @@ public struct NavigationSession: Sendable {
       into: &events)
   }
 
+  /// Warns once per excursion above the speed limit plus its tolerance (``OverspeedWatch``),
+  /// from a fix's own speed only: never from an estimated position or a doubtful speed (none,
+  /// implausible, or a jump from the fix before), never over a maneuver's final prompt.
+  private mutating func watchSpeed(
+    _ fix: Fix, previous: Fix?, into events: inout [NavigationEvent]
+  ) {
+    guard configuration.speedWarnings, !roadWatch.spans.isEmpty else { return }
+    let c = configuration
+    guard fix.quality != .deadReckoning, let v = fix.speed, v.isFinite, v >= 0,
+      v <= c.speedWarningPlausible
+    else { return overspeed.doubt() }
+    if let p = previous, let pv = p.speed, fix.time > p.time,
+      abs(v - pv) / (fix.time - p.time) > c.speedWarningAcceleration
+    {
+      return overspeed.doubt()
+    }
+    let limit = roadWatch.limit(at: distanceAlong)
+    guard
+      overspeed.observe(
+        speed: v, limit: limit?.metresPerSecond, time: fix.time, configuration: c),
+      case .limit(let value, let unit)? = limit
+    else { return }
+    // Quiet after a maneuver announcement, and while the warning would not be over before
+    // the maneuver's final prompt begins (its lead, the time to say it, and a margin).
+    let message = AnnouncementMessage.overspeed(limit: value, unit: unit)
+    if let last = scheduler.lastAnnouncement, fix.time - last.time < c.speedWarningQuietSeconds {
+      return
+    }
+    if currentStep < lastStep, !scheduler.said[currentStep].contains(.now) {
+      let toManeuver = max(0, geometry.stepEnd[currentStep] - distanceAlong)
+      let needed =
+        c.nowLeadSeconds + phrasing.speechDuration(for: message) + c.speedWarningQuietSeconds
+      if toManeuver < max(v, 1) * needed { return }
+    }
+    overspeed.said()
+    announce(
+      message, kind: .speed, step: currentStep,
+      id: "speed.\(overspeed.count)", time: fix.time, into: &events)
+  }
+
   // MARK: - Output
 
   mutating func announce(
@@ -994,7 +1041,7 @@ public struct NavigationSession: Sendable {
     events.append(NavigationEvent(time: time, kind: .announce(a)))
   }
 
-  private func progress(_ point: Coordinate, _ fix: Fix) -> Progress {
+  private mutating func progress(_ point: Coordinate, _ fix: Fix) -> Progress {
     var distanceAlong = distanceAlong
     if case .settling(let floor) = reckoning { distanceAlong = max(distanceAlong, floor) }
     let remaining = max(0, geometry.length - distanceAlong)
@@ -1011,6 +1058,7 @@ public struct NavigationSession: Sendable {
       distanceFromRoute: distanceFromRoute,
       speed: fix.speed ?? speed,
       course: fix.course,
-      discardedFixes: discardedFixes)
+      discardedFixes: discardedFixes,
+      speedLimit: phase == .onRoute ? roadWatch.limit(at: distanceAlong) : nil)
   }
 }

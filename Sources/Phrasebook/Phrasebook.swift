@@ -151,12 +151,21 @@ extension Phrasebook {
         }
       let sentence = "The route is \(spokenDistance(distance)) \(place)."
       return turnAround ? "Turn around when possible. \(sentence)" : sentence
+    case .overspeed(let limit, let unit):
+      let per = unit == .milesPerHour ? "miles per hour" : "kilometers per hour"
+      return "You are over the speed limit of \(spokenLimit(limit)) \(per)."
     case .gpsLost:
       return "GPS signal lost."
     case .gpsAcquired:
       return "GPS signal restored."
     }
   }
+}
+
+/// A posted limit as said: "50", or "12.5" for the rare limit that is not whole.
+func spokenLimit(_ value: Double) -> String {
+  let tenths = Int((value * 10).rounded())
+  return tenths % 10 == 0 ? "\(tenths / 10)" : "\(tenths / 10).\(tenths % 10)"
 }
 
 /// "north", "northeast", …: the compass point towards the route.
@@ -295,6 +304,10 @@ extension Phrasebook {
         }
       let sentence = "경로는 \(side)으로 \(spokenDistance(distance)) 떨어져 있습니다."
       return turnAround ? "가능한 곳에서 방향을 돌리세요. \(sentence)" : sentence
+    case .overspeed(let limit, let unit):
+      // 킬로미터를, 마일을: the object particle after the unit's last syllable.
+      let per = unit == .milesPerHour ? "마일을" : "킬로미터를"
+      return "제한 속도 시속 \(spokenLimit(limit))\(per) 초과했습니다."
     case .gpsLost:
       return "GPS 신호가 끊겼습니다."
     case .gpsAcquired:

@@ -91,6 +91,13 @@ enum EventLineWriter {
       if let v = p.speed { numberMember("speed", v, scale: 100, into: &out) }
       if let c = p.course { numberMember("course", c, scale: 10, into: &out) }
       if p.discardedFixes > 0 { integerMember("discardedFixes", p.discardedFixes, into: &out) }
+      switch p.speedLimit {
+      case .limit(let value, let unit)?:
+        numberMember("speedLimit", value, scale: 10, into: &out)
+        stringMember("speedLimitUnit", unit.rawValue, into: &out)
+      case .none?: stringMember("speedLimit", "none", into: &out)
+      case .unknown?, nil: break
+      }
     case .offRoute(let d, let reason):
       head(.offRoute, event.time, seq, into: &out)
       numberMember("distance", d, scale: 10, into: &out)

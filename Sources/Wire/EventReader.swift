@@ -44,6 +44,17 @@ public struct ReceivedEvent: Sendable, Equatable {
     self.init(object: o)
   }
 
+  /// `PROGRESS`'s `speedLimit` (a number with `speedLimitUnit`, km/h when it is missing, or
+  /// `"none"`); `nil` when absent or not understood.
+  private static func speedLimit(_ o: JSONObject) -> SpeedLimit? {
+    if let value = o["speedLimit"]?.doubleValue, value.isFinite {
+      let unit =
+        o["speedLimitUnit"]?.stringValue.flatMap(SpeedLimit.Unit.init) ?? .kilometresPerHour
+      return .limit(value, unit)
+    }
+    return o["speedLimit"]?.stringValue == "none" ? SpeedLimit.none : nil
+  }
+
   private static func event(_ c: EventClass, time: Double, _ o: JSONObject) -> Event? {
     func number(_ key: String) -> Double? { o[key]?.doubleValue }
     func integer(_ key: String) -> Int? { number(key).flatMap { Int(exactly: $0.rounded()) } }
@@ -98,7 +109,8 @@ public struct ReceivedEvent: Sendable, Equatable {
             distanceAlong: number("distanceAlong") ?? 0,
             onRoute: o["onRoute"]?.boolValue ?? true, raw: raw, matched: matched,
             distanceFromRoute: number("distanceFromRoute") ?? 0, speed: number("speed"),
-            course: number("course"), discardedFixes: integer("discardedFixes") ?? 0)))
+            course: number("course"), discardedFixes: integer("discardedFixes") ?? 0,
+            speedLimit: speedLimit(o))))
     case .offRoute:
       return navigation(
         .offRoute(

@@ -1,5 +1,6 @@
 import Geodesy
 import Guidance
+import Routes
 
 /// Writes a `PROGRESS` line through a pointer into a stack buffer, then appends it at once.
 ///
@@ -9,8 +10,8 @@ import Guidance
 /// part of the writer thread (perf, `docs/notebook/profiling.md`). The bytes are the same:
 /// `EventLineWriterTests` compares both with `JSONWriter`'s.
 enum ProgressLineWriter {
-  /// Bytes the buffer holds: a `PROGRESS` line is at most about 650 (every key, a 24-byte
-  /// number for each of the 13 numbers, two times and a 20-digit `seq`).
+  /// Bytes the buffer holds: a `PROGRESS` line is at most about 700 (every key, a 24-byte
+  /// number for each of the 14 numbers, two times and a 20-digit `seq`).
   static let capacity = 1024
 
   /// Appends the JSON object of a `PROGRESS` event at `time` (no newline), or returns `false`
@@ -62,6 +63,17 @@ enum ProgressLineWriter {
       if p.discardedFixes > 0 {
         w.append(#","discardedFixes":"#)
         w.integer(p.discardedFixes)
+      }
+      switch p.speedLimit {
+      case .limit(let value, let unit)?:
+        w.append(#","speedLimit":"#)
+        w.fixed(value, .tenths)
+        switch unit {
+        case .kilometresPerHour: w.append(#","speedLimitUnit":"km/h""#)
+        case .milesPerHour: w.append(#","speedLimitUnit":"mph""#)
+        }
+      case .none?: w.append(#","speedLimit":"none""#)
+      case .unknown?, nil: break
       }
       if estimated { w.append(#","estimated":true"#) }
       w.byte(0x7D)  // }

@@ -26,13 +26,16 @@ public import JSON
 ///   `reason` `wrongWay` when the vehicle drives back along the route.
 /// - 1.4: `ANNOUNCE`, `STEP` and `PROGRESS` have `estimated` (`true`) when made from a position
 ///   estimated along the route without fixes (dead reckoning through an outage).
+/// - 1.5: `PROGRESS` has `speedLimit` (a number with `speedLimitUnit` `km/h` or `mph`, or
+///   `"none"`) where the route carries a limit at the vehicle's position; `ANNOUNCE` kind `speed`
+///   (an overspeed warning).
 ///
 /// Compatibility floor: none yet; every 1.x server accepts every 1.x client.
 public enum ProtocolVersion {
   /// The major version: changes only with incompatible changes.
   public static let major = 1
   /// The minor version: grows with each compatible addition.
-  public static let minor = 4
+  public static let minor = 5
 
   /// The `VERSION` object a server sends first on every connection.
   ///

@@ -22,6 +22,7 @@ public enum Stepwised {
                      [--locale en|ko] [--units metric|imperial] [--json] [--progress]
                      [--quiet] [--replay-speed X | --fast] [--gpsd-device PATH]
                      [--socket PATH …] [--state-dir DIR] [--fresh] [--verbose]
+                     [--no-speed-warnings]
                      [--max-route-file BYTES] [--router URL [--router-api API]
                      [--router-timeout S] [--router-ca FILE]] [gpsd://HOST:PORT | TRACK | -]
 
@@ -50,6 +51,8 @@ public enum Stepwised {
     State: the route and the progress are saved in $STATE_DIRECTORY (under systemd) or
     --state-dir DIR. Without --route the saved route is resumed at its saved step; with
     the same --route after a crash, guidance resumes where it was (--fresh starts over).
+    --no-speed-warnings says nothing when the vehicle drives over the route's speed
+    limits (PROGRESS still carries the limit).
 
     Subscribers (docs/protocol.md):
     \(SocketOptions.usage)
@@ -84,6 +87,11 @@ public enum Stepwised {
       var socketOptions = try SocketOptions.parse(&args)
       let stateDirOption = try args.option("--state-dir")
       let fresh = args.flag("--fresh")
+      let guidance = {
+        var c = GuidanceConfiguration()
+        c.speedWarnings = !$0
+        return c
+      }(args.flag("--no-speed-warnings"))
       let quiet = args.flag("--quiet", "-q")
       let json = args.flag("--json")
       let progress = args.flag("--progress")
@@ -130,10 +138,12 @@ public enum Stepwised {
         )
       }
       let (document, session, routeFile, phrasebook) = try startingRoute(
-        common: common, store: store, fresh: fresh, maximumRouteFile: maximumRouteFile)
+        common: common, store: store, fresh: fresh, maximumRouteFile: maximumRouteFile,
+        configuration: guidance)
       HeapRelease.now()
       let makeSession: @Sendable (RouteDocument, Int) throws -> NavigationSession = { doc, index in
-        try NavigationSession(document: doc, routeIndex: index, phrasing: phrasebook)
+        try NavigationSession(
+          document: doc, routeIndex: index, phrasing: phrasebook, configuration: guidance)
       }
 
       // The subscriber socket: handed over by systemd (FileDescriptorName=subscribers), or bound.
@@ -253,7 +263,8 @@ public enum Stepwised {
   /// without `--route` the route saved in the state directory, resumed at its saved step; and
   /// the phrasebook, in `--locale` or else the route's own language.
   private static func startingRoute(
-    common: CommonOptions, store: StateStore?, fresh: Bool, maximumRouteFile: Int
+    common: CommonOptions, store: StateStore?, fresh: Bool, maximumRouteFile: Int,
+    configuration: GuidanceConfiguration
   ) throws -> (RouteDocument, NavigationSession, String?, Phrasebook) {
     func phrasing(_ document: RouteDocument) -> Phrasebook {
       Phrasebook(
@@ -277,7 +288,8 @@ public enum Stepwised {
       guard let snapshot = s.snapshot, !snapshot.arrived else { return nil }
       guard
         var session = try? NavigationSession(
-          document: document, resuming: snapshot, phrasing: phrasing(document))
+          document: document, resuming: snapshot, phrasing: phrasing(document),
+          configuration: configuration)
       else {
         logLine(4, "stepwised: the saved progress does not fit the route; starting afresh")
         return nil
@@ -309,7 +321,8 @@ public enum Stepwised {
         return (document, resumed, routePath, book)
       }
       let session = try NavigationSession(
-        document: document, routeIndex: common.routeIndex, phrasing: book)
+        document: document, routeIndex: common.routeIndex, phrasing: book,
+        configuration: configuration)
       return (document, session, routePath, book)
     }
     guard let s = saved else {
@@ -321,7 +334,8 @@ public enum Stepwised {
     let book = phrasing(s.document)
     if let resumed = resume(s.document, s) { return (s.document, resumed, s.routeFile, book) }
     let session = try NavigationSession(
-      document: s.document, routeIndex: s.routeIndex, phrasing: book)
+      document: s.document, routeIndex: s.routeIndex, phrasing: book,
+      configuration: configuration)
     return (s.document, session, s.routeFile, book)
   }
 

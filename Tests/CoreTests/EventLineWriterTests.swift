@@ -41,6 +41,32 @@ import Wire
     return values
   }
 
+  static func limited(_ progress: Progress, _ limit: SpeedLimit) -> Progress {
+    var p = progress
+    p.speedLimit = limit
+    return p
+  }
+
+  @Test func speedLimitMembersAreWrittenAfterTheOthers() {
+    var p = Progress(
+      step: 1, distanceToManeuver: 10, distanceRemaining: 20, timeRemaining: 5, distanceAlong: 3,
+      onRoute: true, raw: Coordinate(latitude: 1, longitude: 2),
+      matched: Coordinate(latitude: 1, longitude: 2), distanceFromRoute: 0, speed: 13.9,
+      course: nil)
+    func line() -> String {
+      Self.bytes(NavigationEvent(time: 0, kind: .progress(p)))
+    }
+    #expect(!line().contains("speedLimit"))
+    p.speedLimit = .limit(50, .kilometresPerHour)
+    #expect(line().hasSuffix(#","speed":13.9,"speedLimit":50,"speedLimitUnit":"km/h"}"#))
+    p.speedLimit = .limit(30, .milesPerHour)
+    #expect(line().hasSuffix(#","speedLimit":30,"speedLimitUnit":"mph"}"#))
+    p.speedLimit = SpeedLimit.none
+    #expect(line().hasSuffix(#","speedLimit":"none"}"#))
+    p.speedLimit = .unknown
+    #expect(!line().contains("speedLimit"))
+  }
+
   static func events(_ v: Double) -> [NavigationEvent] {
     let c = Coordinate(latitude: v.isFinite ? max(-90, min(90, v)) : v, longitude: v)
     let progress = Progress(
@@ -69,6 +95,11 @@ import Wire
       NavigationEvent(time: t, kind: .progress(progress), estimated: true),
       NavigationEvent(time: t, kind: .announce(announcement), estimated: true),
       NavigationEvent(time: t, kind: .step(8), estimated: true),
+      // The limit where the vehicle is: a value in its unit, none, or nothing written.
+      NavigationEvent(time: t, kind: .progress(limited(progress, .limit(v, .kilometresPerHour)))),
+      NavigationEvent(time: t, kind: .progress(limited(progress, .limit(abs(v), .milesPerHour)))),
+      NavigationEvent(time: t, kind: .progress(limited(progress, SpeedLimit.none))),
+      NavigationEvent(time: t, kind: .progress(limited(progress, .unknown)), estimated: true),
     ]
   }
 

@@ -77,6 +77,10 @@ private let phrasebooks = [
         #expect(phrasebook.announcementText(for: message) != nil, "\(message)")
         #expect(phrasebook.announcementSpeechDuration(for: message) != nil, "\(message)")
       }
+      // A message without router text has no byte-level twin: the one phrasing says it.
+      let overspeed = AnnouncementMessage.overspeed(limit: 50, unit: .kilometresPerHour)
+      #expect(phrasebook.announcementText(for: overspeed) == nil)
+      #expect(phrasebook.speechDuration(for: overspeed) > 0)
       // A combining mark leaves the bytes to the Character-based phrasing.
       let decomposed = AnnouncementMessage.maneuver(
         instructions: "Turn onto Re\u{301}publique", distance: 9, then: nil)

@@ -222,6 +222,12 @@ private let allPhrasebooks = [en, enImperial, ko, koImperial]
     PhraseCase(.backOnRoute, .en, "You are back on the route."),
     PhraseCase(.gpsLost, .en, "GPS signal lost."),
     PhraseCase(.gpsAcquired, .en, "GPS signal restored."),
+    PhraseCase(
+      .overspeed(limit: 50, unit: .kilometresPerHour), .en,
+      "You are over the speed limit of 50 kilometers per hour."),
+    PhraseCase(
+      .overspeed(limit: 12.5, unit: .milesPerHour), .en,
+      "You are over the speed limit of 12.5 miles per hour."),
   ])
   func everyMessageHasAnEnglishText(_ example: PhraseCase) {
     let phrasebook = Phrasebook(language: example.language, units: example.units)
@@ -286,6 +292,8 @@ private let allPhrasebooks = [en, enImperial, ko, koImperial]
     PhraseCase(.backOnRoute, .ko, "경로로 돌아왔습니다."),
     PhraseCase(.gpsLost, .ko, "GPS 신호가 끊겼습니다."),
     PhraseCase(.gpsAcquired, .ko, "GPS 신호가 다시 잡혔습니다."),
+    PhraseCase(.overspeed(limit: 50, unit: .kilometresPerHour), .ko, "제한 속도 시속 50킬로미터를 초과했습니다."),
+    PhraseCase(.overspeed(limit: 30, unit: .milesPerHour), .ko, "제한 속도 시속 30마일을 초과했습니다."),
   ])
   func everyMessageHasAKoreanText(_ example: PhraseCase) {
     let phrasebook = Phrasebook(language: example.language, units: example.units)

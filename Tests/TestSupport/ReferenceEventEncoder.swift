@@ -68,6 +68,13 @@ public enum ReferenceEventEncoder {
       if let v = p.speed { o.append("speed", num(v, 0.01)) }
       if let c = p.course { o.append("course", num(c, 0.1)) }
       if p.discardedFixes > 0 { o.append("discardedFixes", .number(Double(p.discardedFixes))) }
+      switch p.speedLimit {
+      case .limit(let value, let unit)?:
+        o.append("speedLimit", num(value, 0.1))
+        o.append("speedLimitUnit", .string(unit.rawValue))
+      case .none?: o.append("speedLimit", .string("none"))
+      case .unknown?, nil: break
+      }
     case .offRoute(let d, let reason):
       o.append("class", "OFFROUTE")
       o.append("time", .string(UTCTime.iso8601(event.time)))
