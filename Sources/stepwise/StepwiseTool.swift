@@ -28,6 +28,9 @@ public enum StepwiseTool {
       scenario score DIR... [--markdown]   guidance quality figures per scenario and in total
                                            (a DIR with scenario.json is a scenario; other
                                            folders are walked; files are skipped)
+      scenario score-drive ROUTE TRACK [--json]   replay a recorded drive (NMEA, gpsd capture
+                                           or t,lat,lon CSV) against ROUTE, the path driven,
+                                           and score it; exit 1 on a shortfall
       render DIR|TRACK [--route R] --output FILE.svg   draw a run: map and timeline
       drive DIR|ROUTE --router URL [--mistakes M,…]  a virtual vehicle in a closed loop with
                                            stepwised and a router (stepwise drive --help)
@@ -249,10 +252,11 @@ public enum StepwiseTool {
   static func scenario(_ args: inout Arguments, _ out: OutputSink) throws -> Int32 {
     let verb = args.subcommand()
     if verb == "score" { return try scoreCommand(&args, out) }
+    if verb == "score-drive" { return try scoreDriveCommand(&args, out) }
     let update = args.flag("--update")
     let dirs = try args.positionals()
     guard let verb, verb == "run" || verb == "make" else {
-      throw UsageError("scenario needs a command: run, make or score")
+      throw UsageError("scenario needs a command: run, make, score or score-drive")
     }
     guard !dirs.isEmpty else { throw UsageError("scenario \(verb) needs at least one folder") }
     var failures = 0

@@ -1,0 +1,87 @@
+import Geodesy
+import Guidance
+import Lab
+import Phrasebook
+import Routes
+import Simulation
+import TestSupport
+import Testing
+
+/// Recorded drives scored against a route that is the path driven (issue #35): drives the
+/// simulator makes and writes as NMEA, read back as a recording would be.
+@Suite struct RecordedDriveTests {
+  static let marais = repositoryFile("Simulations/001-marais-drive")
+
+  /// The Marais route and a town drive along it, as the fixes of its NMEA track.
+  static func recorded() throws -> (Scenario, [Fix]) {
+    let scenario = try Scenario(directory: marais)
+    var o = DriveOptions()
+    o.profile = .town
+    o.noise = 3
+    o.seed = 7
+    let drive = DriveSimulator.drive(try scenario.document.route(at: 0), options: o)
+    let fixes = RecordedDrive.nmeaFixes(Array(drive.nmea().utf8))
+    return (scenario, fixes)
+  }
+
+  static func score(_ scenario: Scenario, _ fixes: [Fix]) throws -> RecordedDriveScore {
+    try RecordedDrive(document: scenario.document, phrasing: Phrasebook(), fixes: fixes)
+      .score(name: "marais")
+  }
+
+  @Test func aWholeDriveIsClean() throws {
+    let (scenario, fixes) = try Self.recorded()
+    let s = try Self.score(scenario, fixes)
+    #expect(s.violations().isEmpty, "\(s.verdict)")
+    #expect(s.quality.maneuvers == scenario.document.routes[0].steps.count - 2)
+    #expect(s.departureFirst)
+    #expect((s.quality.leadMinimum ?? 0) >= RecordedDriveScore.leadMinimum)
+    #expect(s.verdict.hasPrefix("marais: clean: "))
+  }
+
+  @Test func aRecordingStartedAtAManeuverMissesIt() throws {
+    let (scenario, fixes) = try Self.recorded()
+    // The recording starts 1 s before the vehicle reaches the first maneuver.
+    let truth = try RecordedDrive(document: scenario.document, phrasing: Phrasebook(), fixes: fixes)
+      .truth().truth
+    let end = RouteGeometry(route: try scenario.document.route(at: 0)).stepEnd[1]
+    let reached = try #require(truth.first { $0.distanceAlong >= end }).time
+    let s = try Self.score(scenario, fixes.filter { $0.time >= reached - 1 })
+    #expect(s.unprompted + s.shortLeads >= 1, "\(s.verdict)")
+    #expect(s.verdict.contains("FAIL"))
+  }
+
+  @Test func aRecordingThatStopsShortNeverArrives() throws {
+    let (scenario, fixes) = try Self.recorded()
+    let s = try Self.score(scenario, Array(fixes.prefix(fixes.count * 2 / 3)))
+    #expect(s.quality.arrivalError == nil)
+    #expect(s.violations().contains("no arrival"), "\(s.verdict)")
+  }
+
+  @Test func aLeftRouteIsAFalseOffRoute() throws {
+    let scenario = try Scenario(directory: Self.marais)
+    var o = DriveOptions()
+    o.deviation = Deviation(at: 300, angle: 70, length: 250, rejoin: true)
+    let drive = DriveSimulator.drive(try scenario.document.route(at: 0), options: o)
+    let s = try Self.score(scenario, RecordedDrive.nmeaFixes(Array(drive.nmea().utf8)))
+    #expect(s.offRoute >= 1)
+    #expect(s.violations().contains { $0.hasSuffix("false off-route") }, "\(s.verdict)")
+  }
+
+  @Test func csvTracksGetSpeedAndCourseFromTheirNeighbours() throws {
+    let text = "t_rel_s,lat,lon\n1,48.0,2.0\n2,48.0001,2.0\n3,48.0002,2.0\n"
+    #expect(RecordedDrive.isCSV(Array(text.utf8)))
+    #expect(!RecordedDrive.isCSV(Array("$GPRMC,1,A\n".utf8)))
+    #expect(!RecordedDrive.isCSV(Array("{\"class\":\"TPV\",\"lat\":1}\n".utf8)))
+    let fixes = try RecordedDrive.csvFixes(Array(text.utf8), start: 1000)
+    #expect(fixes.map(\.time) == [1001, 1002, 1003])
+    // 11.1 m a second due north; the first and last fix see one neighbour only.
+    for f in fixes {
+      #expect(abs((f.speed ?? 0) - 11.12) < 0.05)
+      #expect(abs(bearingDifference(f.course ?? 90, 0)) < 0.1)
+    }
+    #expect(throws: ScenarioError.self) {
+      try RecordedDrive.csvFixes(Array("t,lat,lon\n1,48,2\nx,y\n".utf8), start: 0)
+    }
+  }
+}

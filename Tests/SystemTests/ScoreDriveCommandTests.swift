@@ -1,0 +1,69 @@
+import Foundation
+import Geodesy
+import JSON
+import Lab
+import Routes
+import Simulation
+import TestSupport
+import Testing
+
+/// `stepwise scenario score-drive ROUTE TRACK`: a recorded drive scored against the path driven,
+/// on drives the simulator makes (issue #35).
+@Suite struct ScoreDriveCommandTests {
+  static let route = "Simulations/001-marais-drive/route.json"
+
+  static func drive() throws -> SimulatedDrive {
+    let scenario = try Scenario(directory: repositoryFile("Simulations/001-marais-drive"))
+    var o = DriveOptions()
+    o.profile = .town
+    o.noise = 3
+    o.seed = 11
+    return DriveSimulator.drive(try scenario.document.route(at: 0), options: o)
+  }
+
+  @Test func aWholeDriveIsCleanAndOneCutShortFails() throws {
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    var drive = try Self.drive()
+    try drive.nmea().write(toFile: scratch.file("whole.nmea"), atomically: true, encoding: .utf8)
+    let whole = try runTool(
+      "stepwise", ["scenario", "score-drive", Self.route, scratch.file("whole.nmea")])
+    #expect(whole.status == 0, "\(whole.stdout)\(whole.stderr)")
+    #expect(whole.stdout.contains(": clean: "), "\(whole.stdout)")
+
+    drive.fixes = Array(drive.fixes.prefix(drive.fixes.count / 2))
+    drive.sigmas = Array(drive.sigmas.prefix(drive.fixes.count))
+    try drive.nmea().write(toFile: scratch.file("half.nmea"), atomically: true, encoding: .utf8)
+    let half = try runTool(
+      "stepwise", ["scenario", "score-drive", Self.route, scratch.file("half.nmea")])
+    #expect(half.status == 1)
+    #expect(half.stdout.contains(": FAIL ") && half.stdout.contains("no arrival"), "\(half.stdout)")
+
+    let json = try runTool(
+      "stepwise", ["scenario", "score-drive", "--json", Self.route, scratch.file("half.nmea")])
+    #expect(json.status == 1)
+    guard case .object(let o) = try JSONParser.parse(json.stdout) else {
+      Issue.record("not a JSON object: \(json.stdout)")
+      return
+    }
+    #expect(o["clean"]?.boolValue == false)
+    #expect(o["violations"]?.arrayValue?.contains { $0.stringValue == "no arrival" } == true)
+  }
+
+  @Test func aCSVTrackIsReadWithItsSpeedAndCourse() throws {
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let drive = try Self.drive()
+    let t0 = drive.fixes[0].time
+    var csv = "t_rel_s,lat,lon\n"
+    for f in drive.fixes {
+      guard let c = f.coordinate else { continue }
+      csv += "\(f.time - t0),\(c.latitude),\(c.longitude)\n"
+    }
+    try csv.write(toFile: scratch.file("track.csv"), atomically: true, encoding: .utf8)
+    let r = try runTool(
+      "stepwise", ["scenario", "score-drive", Self.route, scratch.file("track.csv")])
+    #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+    #expect(r.stdout.contains(": clean: "), "\(r.stdout)")
+  }
+}
