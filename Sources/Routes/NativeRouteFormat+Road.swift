@@ -9,8 +9,14 @@ private typealias R = JSONPathReader
 extension NativeRouteFormat {
   /// Adds the step's `lanes` and `sign` to its object, when it has them.
   static func encodeRoad(of step: RouteStep, into o: inout JSONObject) {
-    if !step.lanes.isEmpty { o.append("lanes", lanes(step.lanes)) }
-    if let sign = step.sign {
+    encodeRoad(lanes: step.lanes, sign: step.sign, into: &o)
+  }
+
+  /// Adds `lanes` and `sign` as a step's members, when there are any: the native document's
+  /// form, which `ANNOUNCE` events carry too (`docs/events.md`).
+  public static func encodeRoad(lanes: [RouteLane], sign: RouteSign?, into o: inout JSONObject) {
+    if !lanes.isEmpty { o.append("lanes", Self.lanes(lanes)) }
+    if let sign {
       o.append(
         "sign",
         .array(
@@ -117,6 +123,16 @@ extension NativeRouteFormat {
   static func validLimit(_ limit: SpeedLimit) -> Bool {
     if case .limit(let v, _) = limit { return v.isFinite && v > 0 }
     return true
+  }
+}
+
+extension NativeRouteFormat {
+  /// Reads `lanes` and `sign` members written by ``encodeRoad(lanes:sign:into:)``; `nil` when
+  /// they are malformed.
+  public static func decodeRoad(_ o: JSONObject) -> (lanes: [RouteLane], sign: RouteSign?)? {
+    let r = Reader()
+    guard let lanes = try? r.stepLanes(o, ""), let sign = try? r.sign(o, "") else { return nil }
+    return (lanes, sign)
   }
 }
 

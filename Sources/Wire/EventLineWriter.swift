@@ -69,6 +69,9 @@ enum EventLineWriter {
       stringMember("text", a.text, into: &out)
       if let d = a.distance { numberMember("distance", d, scale: 1, into: &out) }
       stringMember("id", a.id, into: &out)
+      if case .maneuver(_, _, _, let road?) = a.message, !road.isEmpty {
+        writeRoad(road, step: a.step, into: &out)
+      }
     case .step(let s):
       head(.step, event.time, seq, into: &out)
       integerMember("step", s, into: &out)
@@ -114,6 +117,24 @@ enum EventLineWriter {
     // Made from a position estimated without fixes (dead reckoning): said, and only then.
     if event.estimated { boolMember("estimated", true, into: &out) }
     out.append(0x7D)  // }
+  }
+
+  /// Writes the lanes and sign a maneuver announcement says, in the native document's form.
+  ///
+  /// `lanesStep` follows when the lanes are those of the maneuver its "then" clause names. Rare
+  /// (routes with lane or sign data, a few announcements a step), so written through a tree.
+  private static func writeRoad(_ road: ManeuverRoad, step: Int, into out: inout [UInt8]) {
+    var o = JSONObject()
+    NativeRouteFormat.encodeRoad(lanes: road.lanes, sign: road.sign, into: &o)
+    if let lanes = o["lanes"] {
+      key("lanes", into: &out)
+      out.append(contentsOf: JSONWriter.string(lanes).utf8)
+      if road.lanesForThen { integerMember("lanesStep", step + 1, into: &out) }
+    }
+    if let sign = o["sign"] {
+      key("sign", into: &out)
+      out.append(contentsOf: JSONWriter.string(sign).utf8)
+    }
   }
 
   // MARK: - Members

@@ -22,7 +22,8 @@ public struct ReceivedEvent: Sendable, Equatable {
   /// or an event without a member it must have.
   ///
   /// Numbers come back as the writer rounded them. The wire carries an announcement's words,
-  /// not the message they were made from: a read announcement's message is `.notice(text)`.
+  /// not the message they were made from: a read announcement's message is `.notice(text)`, or
+  /// `.maneuver` with its words and the lanes and sign it carries.
   public init?(object o: JSONObject) {
     guard let name = o["class"]?.stringValue, let eventClass = EventClass(rawValue: name) else {
       return nil
@@ -82,11 +83,16 @@ public struct ReceivedEvent: Sendable, Equatable {
       guard let step = integer("step"), let kind = string("kind").flatMap(AnnouncementKind.init),
         let text = string("text")
       else { return nil }
+      var message = AnnouncementMessage.notice(text)
+      if o["lanes"] != nil || o["sign"] != nil, let (lanes, sign) = NativeRouteFormat.decodeRoad(o)
+      {
+        let road = ManeuverRoad(lanes: lanes, lanesForThen: o["lanesStep"] != nil, sign: sign)
+        message = .maneuver(instructions: text, distance: number("distance"), then: nil, road: road)
+      }
       return navigation(
         .announce(
           Announcement(
-            step: step, kind: kind, message: .notice(text), text: text,
-            distance: number("distance"),
+            step: step, kind: kind, message: message, text: text, distance: number("distance"),
             id: string("id") ?? "")))
     case .step:
       guard let step = integer("step") else { return nil }

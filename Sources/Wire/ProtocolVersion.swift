@@ -28,7 +28,8 @@ public import JSON
 ///   estimated along the route without fixes (dead reckoning through an outage).
 /// - 1.5: `PROGRESS` has `speedLimit` (a number with `speedLimitUnit` `km/h` or `mph`, or
 ///   `"none"`) where the route carries a limit at the vehicle's position; `ANNOUNCE` kind `speed`
-///   (an overspeed warning).
+///   (an overspeed warning); a maneuver's `ANNOUNCE` has `lanes` (with `lanesStep` when they are
+///   the "then" maneuver's) and `sign`, in the native route document's form.
 ///
 /// Compatibility floor: none yet; every 1.x server accepts every 1.x client.
 public enum ProtocolVersion {

@@ -69,7 +69,34 @@ import Wire
     events += ReroutingEvent.Status.allCases.map {
       .rerouting(ReroutingEvent(time: 1e9, status: $0))
     }
+    // A maneuver announcement with its lanes (those of the "then" maneuver) and its sign.
+    let lanes = [
+      RouteLane(indications: [.left], valid: false),
+      RouteLane(indications: [.straight, .right], valid: true, active: true),
+      RouteLane(indications: [.right], valid: true, active: false, validIndication: .right),
+    ]
+    let sign = RouteSign([
+      .init(.exitNumber, "52"), .init(.ref, "A8", isRouteNumber: true), .init(.toward, "Nice"),
+    ])
+    let road = ManeuverRoad(lanes: lanes, lanesForThen: true, sign: sign)
+    let said = Announcement(
+      step: 3, kind: .approach,
+      message: .maneuver(instructions: "Take exit 52.", distance: 300, then: nil, road: road),
+      text: "In 300 meters, use the middle lane to take exit 52.", distance: 300,
+      id: "r0.s3.approach")
+    events.append(.navigation(NavigationEvent(time: 1e9, kind: .announce(said))))
     #expect(Set(events.map(\.eventClass)) == Set(EventClass.allCases))
+    let text = EventLine.text(events[events.count - 1])
+    #expect(text.contains(#""lanes":[{"indications":["left"],"valid":false},"#), "\(text)")
+    #expect(text.contains(#""lanesStep":4,"sign":[{"type":"exitNumber","text":"52"},"#), "\(text)")
+    let back = try #require(ReceivedEvent(line: Array(text.utf8)))
+    guard case .navigation(let n) = back.event, case .announce(let a) = n.kind,
+      case .maneuver(_, _, _, let readRoad?) = a.message
+    else {
+      Issue.record("the announcement's lanes and sign were not read back: \(back)")
+      return
+    }
+    #expect(readRoad == road)
     for (i, e) in events.enumerated() {
       let line = EventLine(e, seq: UInt64(i + 1))
       let read = try #require(ReceivedEvent(line: line.bytes), "\(e)")
