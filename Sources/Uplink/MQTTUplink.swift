@@ -304,17 +304,18 @@ public final class MQTTUplink: EventSink, DaemonAttachment, @unchecked Sendable 
   private func journalEvent(_ p: Publication, _ journal: Journal) {
     lastSeq = p.seq
     state.apply(p.event, seq: p.seq)
-    // The line every sink shares, with `boot` after `seq`.
-    let payload = p.line.bytes(boot: boot)
     if case .navigation(let e) = p.event, case .progress = e.kind {
       if let last = lastProgressTime, e.time - last < configuration.progressInterval, e.time >= last
       {
         return
       }
       lastProgressTime = e.time
-      add(journal, .progress, "progress", payload, expiry: wallClock() + Self.progressLifetime)
+      // The line every sink shares, with `boot` after `seq` (only for what is journalled).
+      add(
+        journal, .progress, "progress", p.line.bytes(boot: boot),
+        expiry: wallClock() + Self.progressLifetime)
     } else {
-      add(journal, .event, "events", payload)
+      add(journal, .event, "events", p.line.bytes(boot: boot))
     }
   }
 
