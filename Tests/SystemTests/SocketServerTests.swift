@@ -146,14 +146,18 @@ import Wire
     let fds = others.map(\.fd)
     let reader = BackgroundWork { readAllUntilClosed(fds, timeout: 30) }
 
-    // The whole drive (about 4.5 minutes) at 1000 × real time: about 0.27 s. Under a
-    // sanitizer 100 × (2.7 s): at 1000 × the one reader thread of the three others, slowed
-    // several times over, fell more than 16 KiB behind and they overflowed too.
+    // The whole drive (about 4.5 minutes) at 100 × real time: about 2.7 s. At 1000 × (0.27 s)
+    // the one reader thread of the three others fell more than 16 KiB behind whenever it lost
+    // the core for a few tens of milliseconds (under a sanitizer, and in CI with other suites
+    // beside it), and they overflowed too: a figure of the test machine, not of the server.
+    // The stuck subscriber still overflows: the drive's events are several times the 24 KiB
+    // its queue and both socket buffers hold (the checks below see it cut before the end).
     let span = (engine.fixes.last?.time ?? 0) - (engine.fixes.first?.time ?? 0)
-    let speed = sanitizerUnderTest == nil ? 1000.0 : 100.0
+    let speed = 100.0
     let started = Date()
     let replay = BackgroundWork { engine.replay(to: server, speed: speed) }
-    Self.waitFor("the stuck subscriber to overflow") { server.statistics.overflowed == 1 }
+    // `>= 1`, so that a second overflow is reported by the check below, not as a timeout.
+    Self.waitFor("the stuck subscriber to overflow") { server.statistics.overflowed >= 1 }
     // It wakes up within the grace period and is told why before the server hangs up.
     let stuckObjects = stuck.drain(timeout: 5)
     let (events, longestPublish) = try #require(replay.join())
