@@ -39,7 +39,7 @@ public enum GuidanceEffect: Sendable, Equatable {
 /// did with a real router.
 public struct GuidanceCore: Sendable {
   /// What the core needs to know of its router; `nil` in ``GuidanceCore/router``: no router.
-  public struct Router: Sendable {
+  public struct Router: Sendable, Equatable {
     /// The answer's language (`en-US`, `ko-KR`) and units.
     public var language: String
     public var imperial: Bool
@@ -72,6 +72,16 @@ public struct GuidanceCore: Sendable {
 
   /// Where rerouting stands.
   public var rerouteStatus: RerouteStatus { controller.status }
+  /// Where rerouting stood at the last ``rerouteStatusChange()``.
+  private var statusSaid = RerouteStatus.idle
+
+  /// Where rerouting stands when that changed since the last call (a `REROUTE` to publish
+  /// after an input's events), else `nil`.
+  public mutating func rerouteStatusChange() -> RerouteStatus? {
+    guard controller.status != statusSaid else { return nil }
+    statusSaid = controller.status
+    return statusSaid
+  }
 
   /// The events and effects of one input.
   public mutating func update(_ input: GuidanceInput) -> (

@@ -24,7 +24,8 @@ public enum Stepwised {
                      [--socket PATH …] [--state-dir DIR] [--fresh] [--verbose]
                      [--no-speed-warnings]
                      [--max-route-file BYTES] [--router URL [--router-api API]
-                     [--router-timeout S] [--router-ca FILE]] [gpsd://HOST:PORT | TRACK | -]
+                     [--router-timeout S] [--router-ca FILE] [--record-router FILE]]
+                     [gpsd://HOST:PORT | TRACK | -]
 
     Guides along ROUTE and prints turn-by-turn events on standard output: readable
     lines, or with --json one JSON object per line (docs/events.md); --quiet prints
@@ -47,6 +48,9 @@ public enum Stepwised {
     graphhopper; each request is bounded by --router-timeout S seconds (default 2);
     --router-ca FILE trusts that certificate authority for https. In a --fast replay the
     engine waits for each answer, so replays are deterministic; live it never waits.
+    --record-router FILE writes each request and each answer, with the fix after which
+    guidance took it, one JSON object per line (a closed-loop scenario's router.jsonl,
+    which `stepwise scenario run` replays without a router).
 
     State: the route and the progress are saved in $STATE_DIRECTORY (under systemd) or
     --state-dir DIR. Without --route the saved route is resumed at its saved step; with
@@ -104,8 +108,12 @@ public enum Stepwised {
       let routerAPI = try args.option("--router-api", as: RouterAPI.self)
       let routerTimeout = try args.number("--router-timeout", in: 0.05...600)
       let routerCA = try args.option("--router-ca")
-      if routerURL == nil && (routerAPI != nil || routerTimeout != nil || routerCA != nil) {
-        throw UsageError("--router-api, --router-timeout and --router-ca need --router URL")
+      let recordRouter = try args.option("--record-router")
+      if routerURL == nil
+        && (routerAPI != nil || routerTimeout != nil || routerCA != nil || recordRouter != nil)
+      {
+        throw UsageError(
+          "--router-api, --router-timeout, --router-ca and --record-router need --router URL")
       }
       if fast && speed != nil { throw UsageError("--fast and --replay-speed exclude each other") }
       let inputs = try args.positionals()
@@ -179,9 +187,17 @@ public enum Stepwised {
         } catch {
           throw UsageError("--router: \(error)")
         }
-        extras.rerouter = Rerouter(
+        let rerouter = Rerouter(
           client: client, waits: live == nil && fast, language: phrasebook.language,
           units: phrasebook.units)
+        extras.rerouter = rerouter
+        if let recordRouter {
+          do {
+            extras.routerRecorder = try RouterRecorder(path: recordRouter, router: rerouter.core)
+          } catch {
+            throw UsageError("--record-router: \(error)")
+          }
+        }
       }
       if socketOptions == nil && attached.contains(where: \.takesCommands) {
         // Commands from an attachment run through the socket's command handling, without a

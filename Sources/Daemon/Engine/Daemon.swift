@@ -62,6 +62,7 @@ public enum Daemon {
     engine.makeSession = extras.makeSession
     engine.observer = extras.services
     engine.rerouter = extras.rerouter
+    if let recorder = extras.routerRecorder { engine.recordRouter = { recorder.record($0) } }
     let services = extras.services
     // The socket starts listening only once the signal sources are registered, so an early
     // SIGTERM can never find the process without its handlers.
@@ -207,6 +208,8 @@ public struct DaemonExtras: Sendable {
   public var commands = CommandRelay()
   /// Asks a router for a new route when the vehicle leaves its route.
   public var rerouter: Rerouter?
+  /// Records the router's requests and answers (`--record-router FILE`).
+  public var routerRecorder: RouterRecorder?
   /// Runs beside guidance and receives its events (the fleet uplink).
   public var attachments: [any DaemonAttachment] = []
 

@@ -47,6 +47,10 @@ public struct Engine {
   private var deferred: ArraySlice<Fix> = []
   /// Told when a reroute replaced the session's route (the socket's `routes` follows it).
   public var rerouted: (@Sendable (NavigationSession) -> Void)?
+  /// Told each request the core makes and each answer it takes (`--record-router`).
+  public var recordRouter: (@Sendable (RouterExchange) -> Void)?
+  /// The time of the last fix the core took: a recorded answer came right after it.
+  private var lastFix: Double?
   public let publisher: EventPublisher
   public let heartbeat: EngineHeartbeat
   /// Where `SOURCE` events say the fixes come from.
@@ -70,8 +74,6 @@ public struct Engine {
   private var batch: [NavigationEvent] = []
   /// The revision of the newest route applied (``NavigationSession/routeRevision``).
   private var revision: Int
-  /// Where rerouting stood in the last `REROUTE` published.
-  private var reroutingPublished = RerouteStatus.idle
 
   public init(
     session: NavigationSession?, publisher: EventPublisher,
@@ -140,6 +142,7 @@ public struct Engine {
         var list: [NavigationEvent] = []
         var effects: [GuidanceEffect] = []
         core.update(.fix(fix), events: &list, effects: &effects)
+        lastFix = fix.time
         carry(effects, time: fix.time)
         publish(list)
         publishRerouting(time: fix.time)
@@ -153,6 +156,7 @@ public struct Engine {
       for (k, fix) in fixes.enumerated() {
         newest = max(newest, fix.time)
         core.update(.fix(fix), events: &list, effects: &effects)
+        lastFix = fix.time
         if !effects.isEmpty {
           carry(effects, time: fix.time)
           effects.removeAll()
@@ -237,6 +241,7 @@ public struct Engine {
   /// The router's answer, at `time` on the fix clock.
   private mutating func answered(_ answer: RouterAnswer, time: Double) {
     guard rerouter != nil, session != nil else { return }
+    recordRouter?(.answer(id: answer.id, result: answer.result, after: lastFix, time: time))
     let (list, effects) = core.update(
       .routerAnswered(id: answer.id, result: answer.result, time: time))
     carry(effects, time: time)
@@ -250,6 +255,7 @@ public struct Engine {
       switch effect {
       case .requestRoute(let request):
         guard let r = rerouter else { continue }
+        recordRouter?(.request(request, time: time))
         if r.waits {
           awaiting = (request, time)
         } else {
@@ -298,10 +304,9 @@ public struct Engine {
 
   /// Publishes `REROUTE` when where rerouting stands changed (the watch view shows it).
   private mutating func publishRerouting(time: Double) {
-    guard rerouter != nil, case let status = core.rerouteStatus, status != reroutingPublished,
+    guard rerouter != nil, let status = core.rerouteStatusChange(),
       let wire = ReroutingEvent.Status(rawValue: status.rawValue)
     else { return }
-    reroutingPublished = status
     events += 1
     publisher.publish(.rerouting(ReroutingEvent(time: time, status: wire)))
   }
