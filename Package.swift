@@ -51,8 +51,8 @@ let package = Package(
     .target(
       name: "Lab",
       dependencies: [
-        "Geodesy", "Guidance", "Instructions", "JSON", "NMEA", "Phrasebook", "RouteImporters",
-        "Routes", "Simulation", "Wire",
+        "Geodesy", "Guidance", "Instructions", "JSON", "NMEA", "Phrasebook", "Rerouting",
+        "RouteImporters", "Routes", "Simulation", "Wire",
       ],
       swiftSettings: swiftSettings),
 

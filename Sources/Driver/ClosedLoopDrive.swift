@@ -38,6 +38,9 @@ public struct ClosedLoopDrive {
     public var socketPath: String
     /// Fix-time seconds after which a drive that has not arrived is stopped.
     public var timeLimit: Double
+    /// Where the daemon records its router's requests and answers (`--record-router`), if
+    /// anywhere.
+    public var routerRecording: String?
 
     public init(
       routePath: String, route: Route, stepwised: String, routerURL: String, socketPath: String
@@ -61,8 +64,9 @@ public struct ClosedLoopDrive {
   /// Drives: plans the mistakes' roads with the router, starts the daemon, drives until
   /// arrival (or the time limit), ends the daemon.
   ///
-  /// - Returns: the lines of the run (`run.jsonl`, `ClosedLoopRun`).
-  public static func run(_ c: Configuration) throws -> [String] {
+  /// - Returns: the lines of the run (`run.jsonl`, `ClosedLoopRun`) and the NMEA the daemon
+  ///   was fed (`drive.nmea`).
+  public static func run(_ c: Configuration) throws -> (lines: [String], track: String) {
     let router = try RouterClient(
       baseURL: c.routerURL, api: .valhalla, timeout: 5, writer: InstructionWriter(language: .en))
     defer { router.close() }
@@ -80,6 +84,7 @@ public struct ClosedLoopDrive {
     ]
     var driver = ClosedLoopDriver(
       route: first, options: c.options, detours: detours, mistakes: c.mistakes)
+    var track = "# Name: \(c.name)\n# Source: stepwise drive (the fixes fed to stepwised)\n"
 
     let daemon = try DaemonChild(c)
     defer { daemon.end() }
@@ -135,6 +140,7 @@ public struct ClosedLoopDrive {
       // A ZDA a hundredth of a second later closes the epoch, so the daemon takes the fix now
       // rather than when the next epoch begins (an epoch of ZDA alone is never emitted).
       epoch += zda(fix.time + 0.01)
+      track += epoch
       guard daemon.write(Array(epoch.utf8)) else {
         throw DriveError(description: "stepwised stopped reading its input")
       }
@@ -147,7 +153,7 @@ public struct ClosedLoopDrive {
       guard let line = try? connection.next(timeout: deadline - clock.now()) else { break }
       try take(line)
     }
-    return lines
+    return (lines, track)
   }
 
   /// Whether `mistake` drives a wrong way the router has to find (a missed turn, a wrong exit).
@@ -252,6 +258,7 @@ final class DaemonChild {
       c.stepwised, "--route", c.routePath, "--json", "--router", c.routerURL, "--socket",
       c.socketPath, "--replay-speed", NMEAWriter.fixed(c.speedUp, 3),
     ]
+    if let path = c.routerRecording { arguments += ["--record-router", path] }
     arguments += c.daemonArguments + ["-"]
     var fds: [Int32] = [0, 0]
     guard pipe(&fds) == 0 else {

@@ -129,6 +129,29 @@ public struct ClosedLoopRun: Sendable {
     }
   }
 
+  /// The daemon's events among the lines of a run, as its `--json` output prints them
+  /// (`seq` left out) and as a replay of the run gives them: no `PROGRESS`, `SOURCE`, or the
+  /// shutdown `ERROR`, and none of the driver's own lines.
+  public static func daemonTranscript(_ lines: [String]) -> [String] {
+    lines.compactMap { line in
+      guard let o = (try? JSONParser.parse(Array(line.utf8)))?.objectValue,
+        let c = o["class"]?.stringValue.flatMap(EventClass.init),
+        c != .progress, c != .source
+      else { return nil }
+      // `,"seq":N` follows the head (class and time hold no such text).
+      let bytes = Array(line.utf8)
+      let key = Array(#","seq":"#.utf8)
+      guard bytes.count >= key.count,
+        let start = (0...(bytes.count - key.count)).first(where: {
+          bytes[$0..<($0 + key.count)].elementsEqual(key)
+        })
+      else { return line }
+      var end = start + key.count
+      while end < bytes.count, (0x30...0x39).contains(bytes[end]) { end += 1 }
+      return String(decoding: bytes[..<start] + bytes[end...], as: UTF8.self)
+    }
+  }
+
   static func coordinate(_ v: JSONValue?) -> Coordinate? {
     guard let a = v?.arrayValue, a.count == 2, let lat = a[0].doubleValue,
       let lon = a[1].doubleValue
@@ -483,9 +506,12 @@ extension String {
   fileprivate func ifEmpty(_ other: String) -> String { isEmpty ? other : self }
 }
 
-/// A closed-loop scenario folder (`Simulations/closed-loop/NNN-name`): `route.json` (the first
+/// A closed-loop scenario folder (`Simulations/closed-loop/cNN-name`): `route.json` (the first
 /// route), `scenario.json` (`description`, `locale`, `units` and the `closedLoop` recipe),
-/// `run.jsonl` (the last recorded drive, `stepwise drive DIR --record`) and `README.md`.
+/// `run.jsonl` (the last recorded drive), and from that drive `drive.nmea` (the fixes as the
+/// vehicle drove them), `router.jsonl` (the router's requests and answers) and `expected.jsonl`
+/// (the transcript their replay gives), all written by `stepwise drive DIR --router URL
+/// --record`; and `README.md`.
 public struct ClosedLoopScenario: Sendable {
   public var directory: String
   public var description = ""
@@ -494,10 +520,22 @@ public struct ClosedLoopScenario: Sendable {
   public var recipe: ClosedLoopRecipe
   /// The recorded drive, `nil` before one was recorded.
   public var run: ClosedLoopRun?
+  /// The recorded fixes (`drive.nmea`), router (`router.jsonl`) and transcript
+  /// (`expected.jsonl`), each `nil` before it was recorded.
+  public var track: [UInt8]?
+  public var routerRecording: [UInt8]?
+  public var expectedFile: [UInt8]?
+  /// The first route's document (`route.json`).
+  public var routeFile: [UInt8]
 
   public var routePath: String { directory + "/route.json" }
   public var runPath: String { directory + "/run.jsonl" }
+  public var trackPath: String { directory + "/drive.nmea" }
+  public var routerPath: String { directory + "/router.jsonl" }
+  public var expectedPath: String { directory + "/expected.jsonl" }
   public var name: String { directory.split(separator: "/").last.map(String.init) ?? directory }
+  /// How to record the drive again.
+  public var recordCommand: String { "stepwise drive \(directory) --router URL --record" }
 
   /// Whether `config` (a `scenario.json`) describes a closed-loop scenario.
   public static func isClosedLoop(_ config: [UInt8]) -> Bool {
@@ -515,14 +553,24 @@ public struct ClosedLoopScenario: Sendable {
     description = o["description"]?.stringValue ?? ""
     locale = o["locale"]?.stringValue
     units = o["units"]?.stringValue
+    routeFile = try read(directory + "/route.json")
     if let bytes = try? read(directory + "/run.jsonl") { run = try ClosedLoopRun(bytes: bytes) }
+    track = try? read(directory + "/drive.nmea")
+    routerRecording = try? read(directory + "/router.jsonl")
+    expectedFile = try? read(directory + "/expected.jsonl")
   }
 
   /// The score of the recorded drive.
   public func score() throws -> ClosedLoopScore {
     guard let run else {
-      throw ScenarioError("\(directory): no run.jsonl yet (stepwise drive \(directory) --record)")
+      throw ScenarioError("\(directory): no run.jsonl yet (\(recordCommand))")
     }
     return ClosedLoopScore(run, name: name)
+  }
+
+  /// The expected transcript, or `nil` when the file does not exist yet.
+  public func expected() -> [String]? {
+    guard let bytes = expectedFile else { return nil }
+    return String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
   }
 }

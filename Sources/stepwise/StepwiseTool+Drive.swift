@@ -26,7 +26,11 @@ extension StepwiseTool {
       --seed N             random seed (default 1)
       --hz N               fixes per second (default 1)
       --speed-up X         multiple of real time (default 10)
-      --record             write the drive to DIR/run.jsonl (scored by stepwise scenario score)
+      --record             write the drive to DIR/run.jsonl (scored by stepwise scenario score),
+                           the fixes fed to stepwised to DIR/drive.nmea, its router's requests
+                           and answers to DIR/router.jsonl (stepwised --record-router), and
+                           their replay without a router to DIR/expected.jsonl (the golden of
+                           stepwise scenario run), checked against the daemon's own events
       --output FILE        write the drive to FILE
       --stepwised PATH     the daemon (default: next to this stepwise)
       --socket PATH        the daemon's socket (default: a fresh one under /tmp)
@@ -104,14 +108,46 @@ extension StepwiseTool {
     c.mistakes = recipe.mistakes
     c.speedUp = recipe.speedUp
     c.daemonArguments = daemonArguments
-    let lines = try ClosedLoopDrive.run(c)
+    let recording = scratch.map { $0 + "/router.jsonl" } ?? socket.map { $0 + ".router.jsonl" }
+    if record { c.routerRecording = recording }
+    defer { if record, let recording { unlink(recording) } }
+    let (lines, track) = try ClosedLoopDrive.run(c)
     let bytes = Array((lines.joined(separator: "\n") + "\n").utf8)
-    if record, let scenario { try writeFileAtomically(scenario.runPath, bytes) }
     if let output { try writeFileAtomically(output, bytes) }
+    var replayed = true
+    if record, var scenario, let recording {
+      try writeFileAtomically(scenario.runPath, bytes)
+      try writeFileAtomically(scenario.trackPath, Array(track.utf8))
+      let exchanges = try readWholeFile(recording)
+      try writeFileAtomically(scenario.routerPath, exchanges)
+      scenario.track = Array(track.utf8)
+      scenario.routerRecording = exchanges
+      replayed = try checkReplay(scenario, lines: lines, out)
+    }
     let score = ClosedLoopScore(try ClosedLoopRun(bytes: bytes), name: c.name)
     for l in ClosedLoopTable.text([score]) { out.line(l) }
     for n in score.notes { out.line("  \(n)") }
-    return score.violations().isEmpty ? 0 : 1
+    return score.violations().isEmpty && replayed ? 0 : 1
+  }
+
+  /// Replays a drive just recorded without a router and checks that it gives what the daemon
+  /// published (its events but `PROGRESS`, `SOURCE` and the shutdown `ERROR`, without `seq`);
+  /// only then is the transcript written as the scenario's golden (`expected.jsonl`).
+  static func checkReplay(_ scenario: ClosedLoopScenario, lines: [String], _ out: OutputSink)
+    throws -> Bool
+  {
+    let replay = try scenario.transcript()
+    let live = ClosedLoopRun.daemonTranscript(lines)
+    if replay == live {
+      try writeFileAtomically(
+        scenario.expectedPath, Array((replay.joined(separator: "\n") + "\n").utf8))
+      out.line(
+        "\(scenario.directory): replayed without a router: \(replay.count) events, the daemon's")
+      return true
+    }
+    out.line("\(scenario.directory): the replay without a router differs from the daemon's events:")
+    out.line(transcriptDiff(expected: live, actual: replay))
+    return false
   }
 
   /// A program installed next to this one.

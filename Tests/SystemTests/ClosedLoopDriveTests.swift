@@ -29,8 +29,29 @@ import Testing
   @Test func aWrongRoundaboutExitIsReroutedAndADriveWithoutMistakesIsNot() throws {
     let valhalla = try ValhallaService(extract: "monaco")
     defer { valhalla.stop() }
-    let (r, run) = try Self.drive(valhalla, ["--mistakes", "wrong-exit:2", "--noise", "5"])
+    // Recorded as a closed-loop scenario: its replay without a router must give the daemon's
+    // own events (`--record` checks it and exits 1 otherwise), and replays as a golden.
+    let scenario = try ScratchDirectory()
+    defer { scenario.remove() }
+    try FileManager.default.copyItem(
+      atPath: repositoryFile(Self.route), toPath: scenario.file("route.json"))
+    try Data(
+      #"{"closedLoop":{"extract":"monaco","noise":5,"mistakes":["wrong-exit:2"]}}"#.utf8
+    ).write(to: URL(fileURLWithPath: scenario.file("scenario.json")))
+    let r = try runTool(
+      "stepwise",
+      [
+        "drive", scenario.path, "--router", valhalla.baseURL, "--speed-up", Self.speedUp,
+        "--record",
+      ],
+      timeout: 90)
     #expect(r.status == 0, "\(r.stdout)\n\(r.stderr)")
+    #expect(r.stdout.contains("replayed without a router: "), "\(r.stdout)")
+    let router = try String(contentsOfFile: scenario.file("router.jsonl"), encoding: .utf8)
+    #expect(router.contains(#""class":"REQUEST""#) && router.contains(#""class":"ANSWER""#))
+    let replay = try runTool("stepwise", ["scenario", "run", scenario.path])
+    #expect(replay.status == 0 && replay.stdout.contains(": ok ("), "\(replay.stdout)")
+    let run = try ClosedLoopRun(bytes: readBytes(scenario.file("run.jsonl")))
     let score = ClosedLoopScore(run, name: "wrong exit")
     #expect(score.arrived, "\(score.notes)")
     #expect(score.mistakes == 1)
