@@ -71,22 +71,26 @@ let package = Package(
       name: "RouteFiles", dependencies: ["Instructions", "POSIX", "RouteImporters", "Routes"],
       swiftSettings: swiftSettings),
     // The daemon's event path: the publisher (seq, the late-joiner state, one encoding per
-    // event) and standard output; the subscriber socket; then the daemon (engine, fix sources,
-    // state store, systemd).
+    // event) and standard output; the commands, which the socket and the fleet uplink share;
+    // the subscriber socket; then the daemon (engine, fix sources, state store, systemd).
     .target(
       name: "Events", dependencies: ["Guidance", "POSIX", "Wire"],
       swiftSettings: swiftSettings),
     .target(
+      name: "Commands",
+      dependencies: ["Events", "JSON", "POSIX", "RouteFiles", "Routes", "Wire"],
+      swiftSettings: swiftSettings),
+    .target(
       name: "Subscribers",
       dependencies: [
-        "CommandLineSupport", "Events", "JSON", "POSIX", "RouteFiles", "Routes", "Wire",
+        "CommandLineSupport", "Commands", "Events", "JSON", "POSIX", "Routes", "Wire",
       ],
       swiftSettings: swiftSettings),
     .target(
       name: "Daemon",
       dependencies: [
-        "CommandLineSupport", "Events", "Geodesy", "GPSD", "GPSDProtocol", "Guidance", "JSON",
-        "NMEA", "Phrasebook", "POSIX", "Rerouting", "Router", "Routes", "Subscribers", "Wire",
+        "CommandLineSupport", "Commands", "Events", "Geodesy", "GPSD", "GPSDProtocol", "Guidance",
+        "JSON", "NMEA", "Phrasebook", "POSIX", "Rerouting", "Router", "Routes", "Wire",
       ],
       swiftSettings: swiftSettings),
     .target(
@@ -115,8 +119,8 @@ let package = Package(
     .target(
       name: "Uplink",
       dependencies: [
-        "CommandLineSupport", "Daemon", "Events", "FleetClient", "Geodesy", "Guidance", "JSON",
-        "POSIX", "Subscribers", "Wire",
+        "CommandLineSupport", "Commands", "Daemon", "Events", "FleetClient", "Geodesy", "Guidance",
+        "JSON", "POSIX", "Wire",
       ],
       swiftSettings: swiftSettings),
 
@@ -148,8 +152,9 @@ let package = Package(
     .executableTarget(
       name: "stepwised",
       dependencies: [
-        "CommandLineSupport", "Daemon", "Events", "Guidance", "Instructions", "Phrasebook", "POSIX",
-        "Rerouting", "RouteFiles", "Router", "Routes", "Subscribers", "Uplink",
+        "CommandLineSupport", "Commands", "Daemon", "Events", "Guidance", "Instructions",
+        "Phrasebook", "POSIX", "Rerouting", "RouteFiles", "Router", "Routes", "Subscribers",
+        "Uplink",
       ],
       swiftSettings: swiftSettings),
     .executableTarget(

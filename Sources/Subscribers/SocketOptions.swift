@@ -1,5 +1,5 @@
 import CommandLineSupport
-import Events
+public import Commands
 import Glibc
 import POSIX
 import Wire
@@ -25,6 +25,13 @@ public struct SocketOptions: Sendable, Equatable {
   public var queueLimit = 256 << 10
 
   public init(path: String) { self.path = path }
+
+  /// The command service's limits these options set (`--max-route-size`).
+  public var commandLimits: CommandService.Configuration {
+    var c = CommandService.Configuration()
+    c.maximumDocumentSize = maximumDocumentSize
+    return c
+  }
 
   /// The lines to add to `stepwised`'s usage.
   public static let usage = """
@@ -87,13 +94,12 @@ extension SubscriberServer {
   /// - Parameters:
   ///   - options: from ``SocketOptions/parse(_:)``.
   ///   - listeningDescriptor: a socket-activated descriptor; `options.path` is then not bound.
-  ///   - commands: carries out `select`, `load` and `cancel` (see ``GuidanceCommandHandler``).
-  ///   - publisher: the events to serve.
+  ///   - service: carries out the clients' commands, with the limits of
+  ///     ``commandLimits``; its publisher's events are served.
   /// - Returns: the server, accepting clients.
   /// - Throws: ``SystemError`` when the socket cannot be bound or adopted.
   public static func start(
-    _ options: SocketOptions, listeningDescriptor: Int32? = nil,
-    commands: GuidanceCommandHandler?, publisher: EventPublisher
+    _ options: SocketOptions, listeningDescriptor: Int32? = nil, service: CommandService
   ) throws(SystemError) -> SubscriberServer {
     let listener: ListeningSocket
     if let fd = listeningDescriptor {
@@ -107,7 +113,6 @@ extension SubscriberServer {
     configuration.maximumDocumentSize = options.maximumDocumentSize
     configuration.queueLimit = options.queueLimit
     configuration.access = AccessPolicy(daemonUID: geteuid(), controlGroups: options.controlGroups)
-    return SubscriberServer(
-      listener: listener, configuration: configuration, commands: commands, publisher: publisher)
+    return SubscriberServer(listener: listener, configuration: configuration, service: service)
   }
 }

@@ -1,4 +1,5 @@
 import CommandLineSupport
+import Commands
 import Daemon
 import Dispatch
 import Events
@@ -8,7 +9,6 @@ import Glibc
 import Guidance
 import JSON
 import POSIX
-import Subscribers
 import Wire
 
 /// The fleet uplink: publishes the daemon's events to an MQTT broker through the journal, and
@@ -85,7 +85,8 @@ public final class MQTTUplink: EventSink, DaemonAttachment, @unchecked Sendable 
   private var commandMemory: CommandMemory?
   /// Bumped on each connect and drop, so that a report armed earlier knows it is stale.
   private var linkEpoch = 0
-  private var remote: (@Sendable ([UInt8]) -> Void)?
+  /// The `command` topic's commands, when ``UplinkConfiguration/commands``.
+  private var commands: CommandChannel?
   private var lastConnectReason: Int32?
   private var connectedOnce = false
   private var stopWaiters: [@Sendable () -> Void] = []
@@ -170,14 +171,21 @@ public final class MQTTUplink: EventSink, DaemonAttachment, @unchecked Sendable 
       queue.async { @Sendable [self] in received(topic, payload) }
     }
     let client = try MQTTClient(options, handlers: handlers)
-    let answers: @Sendable ([UInt8]) -> Void = { [self] line in
-      queue.async { @Sendable [self] in reply(line) }
+    // The socket's commands, as from a peer permitted to change guidance: whoever reaches the
+    // topic was let through by the broker's ACL. Answers are journalled like events; `watch`
+    // says the last event journalled (live events go to the `events` topic regardless).
+    let commands = configuration.commands ? context.commands : nil
+    let channel = commands.map { service in
+      CommandChannel(
+        service: service, caller: .init("MQTT", mayChangeGuidance: true), queue: queue,
+        isOpen: { [weak self] in self?.client != nil },
+        answer: { [weak self] object in self?.reply(object) },
+        watch: { [weak self] _ in Int(self?.lastSeq ?? 0) })
     }
-    let remote = configuration.commands ? context.commands?.remoteClient(answers: answers) : nil
     queue.sync {
       self.journal = journal
       self.client = client
-      self.remote = remote
+      self.commands = channel
       commandMemory = memory
       sendFrom = journal.ledger.live.first?.id ?? 0
       armConnectReport()
@@ -478,11 +486,11 @@ public final class MQTTUplink: EventSink, DaemonAttachment, @unchecked Sendable 
   // MARK: Commands
 
   private func received(_ topic: String, _ payload: [UInt8]) {
-    guard topic == self.topic("command"), let remote else { return }
+    guard topic == self.topic("command"), let commands else { return }
     // Small enough to read: look at its id (replays) and notAfter (stale commands) first;
-    // anything else (oversized, malformed) goes to the command handling as is, which answers
-    // it as it answers a socket client.
-    if payload.count <= SubscriberServer.Configuration().maximumDocumentSize + 4096,
+    // anything else (oversized, malformed) goes to the command channel as is, which answers it
+    // as it answers a socket client.
+    if payload.count <= commands.lineLimit,
       case .object(let o)? = try? JSONParser.parse(payload)
     {
       let id = o["id"]
@@ -525,19 +533,15 @@ public final class MQTTUplink: EventSink, DaemonAttachment, @unchecked Sendable 
         }
       }
     }
-    remote(payload)
+    commands.feed(payload + [0x0A])
+    commands.run()
   }
 
+  /// Journals one `REPLY` or `ERROR` for `reply`.
   private func reply(_ object: JSONObject) {
-    reply(Array(JSONWriter.string(.object(object)).utf8))
-  }
-
-  /// Journals one `REPLY` or `ERROR` line for `reply`.
-  private func reply(_ line: [UInt8]) {
     guard let journal else { return }
-    var bytes = line
-    if bytes.last == 0x0A { bytes.removeLast() }
-    _ = journal.append(tier: .event, topic: topic("reply"), payload: bytes)
+    _ = journal.append(
+      tier: .event, topic: topic("reply"), payload: Array(JSONWriter.string(.object(object)).utf8))
     handOver(journal)
   }
 

@@ -2,7 +2,7 @@ import CommandLineSupport
 import FleetClient
 import Glibc
 import POSIX
-import Subscribers
+import Wire
 
 /// Everything `stepwised --mqtt …` configures.
 public struct UplinkConfiguration: Sendable {
@@ -27,7 +27,7 @@ public struct UplinkConfiguration: Sendable {
   /// Seconds between PINGs on a quiet link; the broker says offline after 1.5 times this.
   public var keepalive: Int32 = 30
   /// The release named in `online`.
-  public var release = SubscriberServer.release
+  public var release = ProtocolVersion.release
 
   public init(broker: BrokerAddress, vehicle: String) {
     self.broker = broker

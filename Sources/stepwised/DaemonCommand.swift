@@ -1,4 +1,5 @@
 import CommandLineSupport
+import Commands
 import Daemon
 import Events
 import Glibc
@@ -137,7 +138,7 @@ public enum Stepwised {
           4, "stepwised: cannot create the state directory (\(error)); guidance goes on without it"
         )
       }
-      let (document, session, routeFile, phrasebook) = try startingRoute(
+      let (_, session, routeFile, phrasebook) = try startingRoute(
         common: common, store: store, fresh: fresh, maximumRouteFile: maximumRouteFile,
         configuration: guidance)
       HeapRelease.now()
@@ -183,26 +184,16 @@ public enum Stepwised {
           client: client, waits: live == nil && fast, language: phrasebook.language,
           units: phrasebook.units)
       }
-      if socketOptions == nil && attached.contains(where: \.takesCommands) {
-        // Commands from an attachment run through the socket's command handling, without a
-        // socket.
-        let handler = extras.commands.handler
-        let index = session.routeIndex
-        extras.startServer = { publisher in
-          let server = SubscriberServer(commands: handler, publisher: publisher)
-          server.setRouteDocument(document, selected: index)
-          return server
-        }
-      }
+      // One command service for the socket and for attachments that take commands.
       if let socketOptions {
-        let handler = extras.commands.handler
-        let index = session.routeIndex
-        extras.startServer = { publisher in
+        extras.commandLimits = socketOptions.commandLimits
+        extras.startServer = { service in
           let server = try SubscriberServer.start(
-            socketOptions, listeningDescriptor: activated, commands: handler, publisher: publisher)
-          server.setRouteDocument(document, selected: index)
-          return server
+            socketOptions, listeningDescriptor: activated, service: service)
+          return { server.shutdown() }
         }
+      } else if attached.contains(where: \.takesCommands) {
+        extras.commandLimits = CommandService.Configuration()
       }
 
       let output = StreamSink(

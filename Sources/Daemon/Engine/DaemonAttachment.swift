@@ -1,6 +1,6 @@
 import CommandLineSupport
+public import Commands
 public import Events
-public import Subscribers
 import Wire
 
 /// Something that runs beside guidance and receives every event it publishes, such as the fleet
@@ -12,7 +12,7 @@ import Wire
 /// (before `READY=1`), adds the sink it returns to the publisher, and calls ``stop()`` after the
 /// last event, before exiting.
 public protocol DaemonAttachment: AnyObject, Sendable {
-  /// Whether it takes commands (the daemon then keeps a command server even without a socket).
+  /// Whether it takes commands (the daemon then keeps a command service even without a socket).
   var takesCommands: Bool { get }
   /// Starts; returns the sink for the events. A throw stops the daemon before guiding.
   func start(_ context: DaemonAttachmentContext) throws -> any EventSink
@@ -34,9 +34,9 @@ extension DaemonAttachment {
 public struct DaemonAttachmentContext: Sendable {
   /// The state directory, when the daemon has one.
   public var stateDirectory: String?
-  /// The daemon's command server (for ``SubscriberServer/remoteClient(answers:)``), when
-  /// ``DaemonAttachment/takesCommands`` asked for one.
-  public var commands: SubscriberServer?
+  /// The daemon's command service (for a ``CommandChannel``), when the daemon takes commands
+  /// (a socket, or ``DaemonAttachment/takesCommands``).
+  public var commands: CommandService?
 }
 
 /// An attachment's command-line options: parsed by `stepwised` before its own positionals.
