@@ -4,7 +4,8 @@
 //
 // Dependencies point one way: the pure core does no I/O and reads no clock; the system targets
 // are the edge, each with one job; the executables own their command lines. The README's target
-// graph is checked against this file (Scripts/check-graph.py).
+// graph is checked against this file, and the edges and what the executables link are checked
+// too (Scripts/check-graph.py).
 
 import PackageDescription
 
