@@ -84,14 +84,14 @@ let package = Package(
     .target(
       name: "Subscribers",
       dependencies: [
-        "CommandLineSupport", "Commands", "Events", "JSON", "POSIX", "Routes", "Wire",
+        "Commands", "Events", "JSON", "POSIX", "Routes", "Wire",
       ],
       swiftSettings: swiftSettings),
     .target(
       name: "Daemon",
       dependencies: [
-        "CommandLineSupport", "Commands", "Events", "Geodesy", "GPSD", "GPSDProtocol", "Guidance",
-        "JSON", "NMEA", "Phrasebook", "POSIX", "Rerouting", "Router", "Routes", "Wire",
+        "Commands", "Events", "Geodesy", "GPSD", "GPSDProtocol", "Guidance", "JSON", "NMEA",
+        "Phrasebook", "POSIX", "Rerouting", "Router", "Routes", "Wire",
       ],
       swiftSettings: swiftSettings),
     .target(
@@ -100,28 +100,27 @@ let package = Package(
       swiftSettings: swiftSettings),
 
     // Fleet uplink (docs/fleet.md): libmosquitto (system library), the MQTT client on
-    // libmosquitto's own thread and the dispatcher's commands (`stepwise fleet`, `stepwise
-    // send`) in FleetClient; the store-and-forward journal and the daemon's sink in Uplink.
+    // libmosquitto's own thread and what the dispatcher's commands (`stepwise fleet`, `stepwise
+    // send`) need in FleetClient; the store-and-forward journal and the daemon's sink in Uplink.
     // libmosquitto's declarations only, from the default include path: MosquittoShim defines
     // the functions the uplink calls and opens the library on first use, so a daemon without
     // --mqtt never loads it (nor OpenSSL).
     .systemLibrary(name: "CMosquitto", providers: [.apt(["libmosquitto-dev"])]),
     .target(name: "MosquittoShim", dependencies: ["CMosquitto"]),
-    // The dispatcher's side (`stepwise fleet`, `stepwise send`), the MQTT client and the broker
-    // options both sides share: neither the daemon nor libgps, so the user's tool links neither.
+    // The MQTT client, the broker addresses and credentials both sides share, and the
+    // dispatcher's fleet table: neither the daemon nor libgps, so the user's tool links neither.
     .target(
       name: "FleetClient",
       dependencies: [
-        "CMosquitto", "CommandLineSupport", "Geodesy", "Guidance", "JSON", "MosquittoShim",
-        "POSIX", "RouteFiles", "Routes", "Wire",
+        "CMosquitto", "Geodesy", "Guidance", "JSON", "MosquittoShim", "POSIX", "Wire",
       ],
       swiftSettings: swiftSettings),
     // The daemon's side: the sink attached to stepwised and its journal.
     .target(
       name: "Uplink",
       dependencies: [
-        "CommandLineSupport", "Commands", "Daemon", "Events", "FleetClient", "Geodesy", "Guidance",
-        "JSON", "POSIX", "Wire",
+        "Commands", "Daemon", "Events", "FleetClient", "Geodesy", "Guidance", "JSON", "POSIX",
+        "Wire",
       ],
       swiftSettings: swiftSettings),
 
@@ -153,9 +152,9 @@ let package = Package(
     .executableTarget(
       name: "stepwised",
       dependencies: [
-        "CommandLineSupport", "Commands", "Daemon", "Events", "Guidance", "Instructions",
-        "Phrasebook", "POSIX", "Rerouting", "RouteFiles", "Router", "Routes", "Subscribers",
-        "Uplink",
+        "CommandLineSupport", "Commands", "Daemon", "Events", "FleetClient", "Guidance",
+        "Instructions", "Phrasebook", "POSIX", "Rerouting", "RouteFiles", "Router", "Routes",
+        "Subscribers", "Uplink",
       ],
       swiftSettings: swiftSettings),
     .executableTarget(
@@ -196,7 +195,7 @@ let package = Package(
         "Client", "CommandLineSupport", "Daemon", "Events", "FleetClient", "Geodesy", "GPSD",
         "GPSDProtocol", "Guidance", "Instructions", "JSON", "Lab", "NMEA", "Phrasebook", "POSIX",
         "Rerouting", "RouteFiles", "RouteImporters", "Router", "Routes", "Simulation", "stepwise",
-        "Subscribers", "TestSupport", "Uplink", "Wire",
+        "stepwised", "Subscribers", "TestSupport", "Uplink", "Wire",
       ],
       swiftSettings: swiftSettings),
 

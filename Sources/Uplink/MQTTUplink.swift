@@ -1,4 +1,3 @@
-import CommandLineSupport
 import Commands
 import Daemon
 import Dispatch
@@ -99,12 +98,6 @@ public final class MQTTUplink: EventSink, DaemonAttachment, @unchecked Sendable 
     boot = String(r, radix: 16).leftPadded(to: 16)
   }
 
-  /// The options of `stepwised`.
-  public static let options = DaemonAttachmentOptions(usage: UplinkConfiguration.usage) {
-    args in
-    try UplinkConfiguration.parse(&args).map { MQTTUplink($0) }
-  }
-
   public var takesCommands: Bool { configuration.commands }
 
   func topic(_ name: String) -> String { configuration.prefix + "/" + name }
@@ -120,11 +113,7 @@ public final class MQTTUplink: EventSink, DaemonAttachment, @unchecked Sendable 
   // MARK: DaemonAttachment
 
   public func start(_ context: DaemonAttachmentContext) throws -> any EventSink {
-    guard let directory = context.stateDirectory else {
-      throw UsageError(
-        "--mqtt needs a state directory for its journal (--state-dir DIR, or StateDirectory= "
-          + "under systemd)")
-    }
+    guard let directory = context.stateDirectory else { throw NoStateDirectory() }
     _ = mkdir(directory, 0o755)
     let journal = try Journal(
       path: directory + "/mqtt-journal", capacity: configuration.journalSize)
@@ -567,6 +556,14 @@ public final class MQTTUplink: EventSink, DaemonAttachment, @unchecked Sendable 
     var ts = timespec()
     clock_gettime(CLOCK_REALTIME, &ts)
     return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+  }
+}
+
+/// The uplink was started without a state directory for its journal.
+struct NoStateDirectory: Error, CustomStringConvertible {
+  var description: String {
+    "--mqtt needs a state directory for its journal (--state-dir DIR, or StateDirectory= "
+      + "under systemd)"
   }
 }
 

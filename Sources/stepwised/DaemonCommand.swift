@@ -12,11 +12,13 @@ import RouteFiles
 import Router
 import Routes
 import Subscribers
+import Uplink
 
 /// The `stepwised` daemon's command line, parsed and run.
 ///
-/// The executable only calls
-/// ``main(arguments:)`` and exits with its status.
+/// The executable only calls ``main(arguments:)`` and exits with its status. Every option is
+/// parsed here, into the typed configurations of the library targets (``SocketOptions``,
+/// ``UplinkConfiguration``, ``DaemonExtras``): they never see the command line.
 public enum Stepwised {
   public static let usage = """
     usage: stepwised [--route ROUTE] [--route-index N] [--route-format FORMAT]
@@ -70,14 +72,10 @@ public enum Stepwised {
   }
 
   /// Runs the daemon with `arguments` (without the program name) and returns the exit status.
-  ///
-  /// `attachments` are the options of what may run beside guidance (the fleet uplink).
-  public static func main(
-    arguments: [String], attachments: [DaemonAttachmentOptions] = []
-  ) async -> Int32 {
+  public static func main(arguments: [String]) async -> Int32 {
     var args = Arguments(arguments)
     if args.flag("--help", "-h") {
-      OutputSink.standardOutput.line(([usage] + attachments.map(\.usage)).joined(separator: "\n"))
+      OutputSink.standardOutput.line([usage, UplinkConfiguration.usage].joined(separator: "\n"))
       OutputSink.standardOutput.flush()
       return ExitStatus.success.rawValue
     }
@@ -100,7 +98,9 @@ public enum Stepwised {
       let verbose = args.flag("--verbose", "-v")
       let speed = try args.number("--replay-speed", in: 0.001...1_000_000)
       let device = try args.option("--gpsd-device")
-      let attached = try attachments.compactMap { try $0.parse(&args) }
+      // What runs beside guidance: the fleet uplink (Uplink, which opens libmosquitto).
+      let uplink = try UplinkConfiguration.parse(&args).map { MQTTUplink($0) }
+      let attached: [any DaemonAttachment] = uplink.map { [$0] } ?? []
       let routerURL = try args.option("--router")
       let routerAPI = try args.option("--router-api", as: RouterAPI.self)
       let routerTimeout = try args.number("--router-timeout", in: 0.05...600)
@@ -111,7 +111,12 @@ public enum Stepwised {
       if fast && speed != nil { throw UsageError("--fast and --replay-speed exclude each other") }
       let inputs = try args.positionals()
       guard inputs.count <= 1 else { throw UsageError("only one source can be given") }
-      let live = try GPSDAddress(parsing: inputs.first ?? GPSDAddress.default.description)
+      let live: GPSDAddress?
+      do {
+        live = try GPSDAddress(parsing: inputs.first ?? GPSDAddress.default.description)
+      } catch {
+        throw UsageError(error.description)
+      }
       if live != nil && (fast || speed != nil) {
         throw UsageError("--fast and --replay-speed apply to recorded tracks, not to gpsd")
       }

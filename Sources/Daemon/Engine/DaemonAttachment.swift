@@ -1,11 +1,10 @@
-import CommandLineSupport
 public import Commands
 public import Events
 import Wire
 
 /// Something that runs beside guidance and receives every event it publishes, such as the fleet
-/// uplink (`Uplink`), given to ``Stepwised/main(arguments:attachments:)`` by the executable so
-/// that this target need not link what it uses.
+/// uplink (`Uplink`), given in ``DaemonExtras/attachments`` by the executable (which parsed its
+/// options) so that this target need not link what it uses.
 ///
 /// ``Daemon/run(session:source:publisher:output:heartbeat:tickInterval:extras:)`` calls
 /// ``start(_:)`` once the signal handlers are in place and the subscriber socket listens
@@ -37,19 +36,4 @@ public struct DaemonAttachmentContext: Sendable {
   /// The daemon's command service (for a ``CommandChannel``), when the daemon takes commands
   /// (a socket, or ``DaemonAttachment/takesCommands``).
   public var commands: CommandService?
-}
-
-/// An attachment's command-line options: parsed by `stepwised` before its own positionals.
-public struct DaemonAttachmentOptions: Sendable {
-  /// The lines `stepwised --help` shows for them.
-  public var usage: String
-  /// Takes the options out of the arguments; `nil` when none of them was given.
-  public var parse: @Sendable (inout Arguments) throws -> (any DaemonAttachment)?
-
-  public init(
-    usage: String, parse: @escaping @Sendable (inout Arguments) throws -> (any DaemonAttachment)?
-  ) {
-    self.usage = usage
-    self.parse = parse
-  }
 }
