@@ -192,10 +192,10 @@ let package = Package(
     .testTarget(
       name: "SystemTests",
       dependencies: [
-        "Client", "CommandLineSupport", "Daemon", "Events", "FleetClient", "Geodesy", "GPSD",
-        "GPSDProtocol", "Guidance", "Instructions", "JSON", "Lab", "NMEA", "Phrasebook", "POSIX",
-        "Rerouting", "RouteFiles", "RouteImporters", "Router", "Routes", "Simulation", "stepwise",
-        "stepwised", "Subscribers", "TestSupport", "Uplink", "Wire",
+        "Client", "CommandLineSupport", "Commands", "Daemon", "Events", "FleetClient", "Geodesy",
+        "GPSD", "GPSDProtocol", "Guidance", "Instructions", "JSON", "Lab", "NMEA", "Phrasebook",
+        "POSIX", "Rerouting", "RouteFiles", "RouteImporters", "Router", "Routes", "Simulation",
+        "stepwise", "stepwised", "Subscribers", "TestSupport", "Uplink", "Wire",
       ],
       swiftSettings: swiftSettings),
 
