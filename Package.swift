@@ -4,7 +4,8 @@
 //
 // Dependencies point one way: the pure core does no I/O and reads no clock; the system targets
 // are the edge, each with one job; the executables own their command lines. The README's target
-// graph is checked against this file (Scripts/check-graph.py).
+// graph is checked against this file, and the edges and what the executables link are checked
+// too (Scripts/check-graph.py).
 
 import PackageDescription
 
@@ -71,22 +72,26 @@ let package = Package(
       name: "RouteFiles", dependencies: ["Instructions", "POSIX", "RouteImporters", "Routes"],
       swiftSettings: swiftSettings),
     // The daemon's event path: the publisher (seq, the late-joiner state, one encoding per
-    // event) and standard output; the subscriber socket; then the daemon (engine, fix sources,
-    // state store, systemd).
+    // event) and standard output; the commands, which the socket and the fleet uplink share;
+    // the subscriber socket; then the daemon (engine, fix sources, state store, systemd).
     .target(
       name: "Events", dependencies: ["Guidance", "POSIX", "Wire"],
       swiftSettings: swiftSettings),
     .target(
+      name: "Commands",
+      dependencies: ["Events", "JSON", "POSIX", "RouteFiles", "Routes", "Wire"],
+      swiftSettings: swiftSettings),
+    .target(
       name: "Subscribers",
       dependencies: [
-        "CommandLineSupport", "Events", "JSON", "POSIX", "RouteFiles", "Routes", "Wire",
+        "Commands", "Events", "JSON", "POSIX", "Routes", "Wire",
       ],
       swiftSettings: swiftSettings),
     .target(
       name: "Daemon",
       dependencies: [
-        "CommandLineSupport", "Events", "Geodesy", "GPSD", "GPSDProtocol", "Guidance", "JSON",
-        "NMEA", "Phrasebook", "POSIX", "Rerouting", "Router", "Routes", "Subscribers", "Wire",
+        "Commands", "Events", "Geodesy", "GPSD", "GPSDProtocol", "Guidance", "JSON", "NMEA",
+        "Phrasebook", "POSIX", "Rerouting", "Router", "Routes", "Wire",
       ],
       swiftSettings: swiftSettings),
     .target(
@@ -95,28 +100,27 @@ let package = Package(
       swiftSettings: swiftSettings),
 
     // Fleet uplink (docs/fleet.md): libmosquitto (system library), the MQTT client on
-    // libmosquitto's own thread and the dispatcher's commands (`stepwise fleet`, `stepwise
-    // send`) in FleetClient; the store-and-forward journal and the daemon's sink in Uplink.
+    // libmosquitto's own thread and what the dispatcher's commands (`stepwise fleet`, `stepwise
+    // send`) need in FleetClient; the store-and-forward journal and the daemon's sink in Uplink.
     // libmosquitto's declarations only, from the default include path: MosquittoShim defines
     // the functions the uplink calls and opens the library on first use, so a daemon without
     // --mqtt never loads it (nor OpenSSL).
     .systemLibrary(name: "CMosquitto", providers: [.apt(["libmosquitto-dev"])]),
     .target(name: "MosquittoShim", dependencies: ["CMosquitto"]),
-    // The dispatcher's side (`stepwise fleet`, `stepwise send`), the MQTT client and the broker
-    // options both sides share: neither the daemon nor libgps, so the user's tool links neither.
+    // The MQTT client, the broker addresses and credentials both sides share, and the
+    // dispatcher's fleet table: neither the daemon nor libgps, so the user's tool links neither.
     .target(
       name: "FleetClient",
       dependencies: [
-        "CMosquitto", "CommandLineSupport", "Geodesy", "Guidance", "JSON", "MosquittoShim",
-        "POSIX", "RouteFiles", "Routes", "Wire",
+        "CMosquitto", "Geodesy", "Guidance", "JSON", "MosquittoShim", "POSIX", "Wire",
       ],
       swiftSettings: swiftSettings),
     // The daemon's side: the sink attached to stepwised and its journal.
     .target(
       name: "Uplink",
       dependencies: [
-        "CommandLineSupport", "Daemon", "Events", "FleetClient", "Geodesy", "Guidance", "JSON",
-        "POSIX", "Subscribers", "Wire",
+        "Commands", "Daemon", "Events", "FleetClient", "Geodesy", "Guidance", "JSON", "POSIX",
+        "Wire",
       ],
       swiftSettings: swiftSettings),
 
@@ -148,8 +152,9 @@ let package = Package(
     .executableTarget(
       name: "stepwised",
       dependencies: [
-        "CommandLineSupport", "Daemon", "Events", "Guidance", "Instructions", "Phrasebook", "POSIX",
-        "Rerouting", "RouteFiles", "Router", "Routes", "Subscribers", "Uplink",
+        "CommandLineSupport", "Commands", "Daemon", "Events", "FleetClient", "Guidance",
+        "Instructions", "Phrasebook", "POSIX", "Rerouting", "RouteFiles", "Router", "Routes",
+        "Subscribers", "Uplink",
       ],
       swiftSettings: swiftSettings),
     .executableTarget(
@@ -187,10 +192,10 @@ let package = Package(
     .testTarget(
       name: "SystemTests",
       dependencies: [
-        "Client", "CommandLineSupport", "Daemon", "Events", "FleetClient", "Geodesy", "GPSD",
-        "GPSDProtocol", "Guidance", "Instructions", "JSON", "Lab", "NMEA", "Phrasebook", "POSIX",
-        "Rerouting", "RouteFiles", "RouteImporters", "Router", "Routes", "Simulation", "stepwise",
-        "Subscribers", "TestSupport", "Uplink", "Wire",
+        "Client", "CommandLineSupport", "Commands", "Daemon", "Events", "FleetClient", "Geodesy",
+        "GPSD", "GPSDProtocol", "Guidance", "Instructions", "JSON", "Lab", "NMEA", "Phrasebook",
+        "POSIX", "Rerouting", "RouteFiles", "RouteImporters", "Router", "Routes", "Simulation",
+        "stepwise", "stepwised", "Subscribers", "TestSupport", "Uplink", "Wire",
       ],
       swiftSettings: swiftSettings),
 

@@ -1,4 +1,3 @@
-import CommandLineSupport
 import POSIX
 
 /// Credentials for the broker from a file (never the command line, where `ps` shows them):
@@ -13,7 +12,7 @@ public struct BrokerCredentials: Sendable {
       separator: "\n", omittingEmptySubsequences: false
     ).map { $0.hasSuffix("\r") ? String($0.dropLast()) : String($0) }
     guard let user = lines.first, !user.isEmpty else {
-      throw UsageError("\(path): the first line must be the user name")
+      throw FleetOptionError("\(path): the first line must be the user name")
     }
     let password = lines.count > 1 && !lines[1].isEmpty ? lines[1] : nil
     return BrokerCredentials(username: user, password: password)

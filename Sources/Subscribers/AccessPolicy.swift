@@ -1,4 +1,3 @@
-import CommandLineSupport
 import Glibc
 public import POSIX
 
@@ -22,20 +21,5 @@ public struct AccessPolicy: Sendable, Equatable {
   public func mayChangeGuidance(_ peer: PeerCredentials) -> Bool {
     if peer.uid == 0 || peer.uid == daemonUID { return true }
     return controlGroups.contains { g in peer.gid == g || peer.groups.contains(g) }
-  }
-
-  /// Resolves a group given by name or number.
-  ///
-  /// The corresponding C function is `getgrnam_r`.
-  public static func groupID(_ nameOrNumber: String) throws(UsageError) -> UInt32 {
-    if let n = UInt32(nameOrNumber) { return n }
-    var group = group()
-    var result: UnsafeMutablePointer<group>?
-    var buffer = [CChar](repeating: 0, count: 16_384)
-    let r = getgrnam_r(nameOrNumber, &group, &buffer, buffer.count, &result)
-    guard r == 0, let found = result else {
-      throw UsageError("unknown group '\(nameOrNumber)'")
-    }
-    return found.pointee.gr_gid
   }
 }

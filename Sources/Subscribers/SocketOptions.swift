@@ -1,13 +1,12 @@
-import CommandLineSupport
-import Events
+public import Commands
 import Glibc
 import POSIX
 import Wire
 
-/// The `stepwised` options of the subscriber socket, parsed from the command line.
+/// The subscriber socket's settings (`stepwised --socket …`, parsed by the executable).
 ///
-/// ``usage`` is part of the daemon's usage text. A `SystemError` from `start` (path in use, not a
-/// socket, permission) is a failure to start: exit status 1 with its message.
+/// A `SystemError` from `start` (path in use, not a socket, permission) is a failure to start:
+/// exit status 1 with its message.
 public struct SocketOptions: Sendable, Equatable {
   /// Where to listen (`--socket PATH`).
   public var path: String
@@ -26,57 +25,11 @@ public struct SocketOptions: Sendable, Equatable {
 
   public init(path: String) { self.path = path }
 
-  /// The lines to add to `stepwised`'s usage.
-  public static let usage = """
-      --socket PATH          publish events and take commands on a Unix socket
-                             (docs/protocol.md)
-      --socket-mode MODE     permissions of the socket file, octal (default 0660)
-      --socket-group GROUP   group of the socket file (name or number)
-      --control-group GROUP  members may select, load and cancel (repeatable);
-                             root and the daemon's user always may
-      --max-clients N        most clients at once (default 64)
-      --max-route-size BYTES largest route document a client may load (default 4194304)
-      --subscriber-queue BYTES  bytes that may wait for a slow client before it is
-                             disconnected (default 262144)
-    """
-
-  /// Takes the socket options out of `args`.
-  ///
-  /// - Returns: the options, or `nil` when `--socket` is not given (the other socket options are
-  ///   then an error).
-  public static func parse(_ args: inout Arguments) throws(UsageError) -> SocketOptions? {
-    let path = try args.option("--socket")
-    let mode = try args.option("--socket-mode")
-    let group = try args.option("--socket-group")
-    var controls: [String] = []
-    while let g = try args.option("--control-group") { controls.append(g) }
-    let clients = try args.integer("--max-clients", minimum: 1)
-    let size = try args.integer("--max-route-size", minimum: 1024)
-    let queueLimit = try args.integer("--subscriber-queue", minimum: 4096)
-    guard let path else {
-      if mode != nil || group != nil || !controls.isEmpty || clients != nil || size != nil
-        || queueLimit != nil
-      {
-        throw UsageError("the socket options need --socket PATH")
-      }
-      return nil
-    }
-    guard !path.isEmpty, path.utf8.count < 108 else {
-      throw UsageError("invalid --socket '\(path)' (a path of at most 107 bytes)")
-    }
-    var o = SocketOptions(path: path)
-    if let mode {
-      guard let m = UInt32(mode, radix: 8), m <= 0o777 else {
-        throw UsageError("invalid value '\(mode)' for --socket-mode (expected octal, such as 0660)")
-      }
-      o.mode = m
-    }
-    if let group { o.group = try AccessPolicy.groupID(group) }
-    for g in controls { o.controlGroups.append(try AccessPolicy.groupID(g)) }
-    if let clients { o.maximumClients = clients }
-    if let size { o.maximumDocumentSize = size }
-    if let queueLimit { o.queueLimit = queueLimit }
-    return o
+  /// The command service's limits these options set (`--max-route-size`).
+  public var commandLimits: CommandService.Configuration {
+    var c = CommandService.Configuration()
+    c.maximumDocumentSize = maximumDocumentSize
+    return c
   }
 }
 
@@ -85,15 +38,14 @@ extension SubscriberServer {
   /// systemd passed one) and starts the server.
   ///
   /// - Parameters:
-  ///   - options: from ``SocketOptions/parse(_:)``.
+  ///   - options: the socket's settings.
   ///   - listeningDescriptor: a socket-activated descriptor; `options.path` is then not bound.
-  ///   - commands: carries out `select`, `load` and `cancel` (see ``GuidanceCommandHandler``).
-  ///   - publisher: the events to serve.
+  ///   - service: carries out the clients' commands, with the limits of
+  ///     ``SocketOptions/commandLimits``; its publisher's events are served.
   /// - Returns: the server, accepting clients.
   /// - Throws: ``SystemError`` when the socket cannot be bound or adopted.
   public static func start(
-    _ options: SocketOptions, listeningDescriptor: Int32? = nil,
-    commands: GuidanceCommandHandler?, publisher: EventPublisher
+    _ options: SocketOptions, listeningDescriptor: Int32? = nil, service: CommandService
   ) throws(SystemError) -> SubscriberServer {
     let listener: ListeningSocket
     if let fd = listeningDescriptor {
@@ -107,7 +59,6 @@ extension SubscriberServer {
     configuration.maximumDocumentSize = options.maximumDocumentSize
     configuration.queueLimit = options.queueLimit
     configuration.access = AccessPolicy(daemonUID: geteuid(), controlGroups: options.controlGroups)
-    return SubscriberServer(
-      listener: listener, configuration: configuration, commands: commands, publisher: publisher)
+    return SubscriberServer(listener: listener, configuration: configuration, service: service)
   }
 }

@@ -1,10 +1,11 @@
+import Commands
 import Dispatch
 import Glibc
 import POSIX
 import Wire
 
-/// One client of the subscriber server: its socket, its command framing, its watch settings and
-/// its bounded queue of outgoing lines.
+/// One client of the subscriber server: its socket, its command channel, its watch settings
+/// and its bounded queue of outgoing lines.
 ///
 /// Every member is used only on the server's queue (see ``SubscriberServer``); this is the
 /// invariant behind `@unchecked Sendable`, which lets Dispatch handlers on that queue capture it.
@@ -30,10 +31,8 @@ final class SubscriberConnection: @unchecked Sendable {
   var watch = WatchRequest()
   let id: UInt64
   let peer: PeerCredentials
-  let mayChangeGuidance: Bool
-  var framer: LineFramer
-  /// For a client that is not a socket: where its lines go instead of the queue.
-  var deliver: (@Sendable ([UInt8]) -> Void)?
+  /// Its commands: framed, limited and run one guidance command at a time.
+  var commands: CommandChannel?
 
   var readSource: (any DispatchSourceRead)?
   var writeSource: (any DispatchSourceWrite)?
@@ -49,26 +48,16 @@ final class SubscriberConnection: @unchecked Sendable {
   private var head = 0
   private var headOffset = 0
 
-  /// A guidance command of this client is being carried out; later lines wait in `backlog`.
-  var busy = false
-  var backlog: [LineFramer.Item] = []
-
-  init(id: UInt64, fd: Int32, peer: PeerCredentials, mayChangeGuidance: Bool, framer: LineFramer) {
+  init(id: UInt64, fd: Int32, peer: PeerCredentials) {
     self.id = id
     self.fd = fd
     self.peer = peer
-    self.mayChangeGuidance = mayChangeGuidance
-    self.framer = framer
   }
 
   var hasQueued: Bool { queuedBytes > 0 }
 
   /// Appends one line (with its line end).
   func enqueue(_ line: [UInt8]) {
-    if let deliver {
-      deliver(line)
-      return
-    }
     outgoing.append(line)
     queuedBytes += line.count
   }

@@ -1,9 +1,9 @@
+public import Commands
 import Dispatch
 public import Events
 import Glibc
 import JSON
 import POSIX
-import RouteFiles
 public import Routes
 import Wire
 
@@ -12,9 +12,9 @@ import Wire
 ///
 /// Every client gets `VERSION`, then `STATE` (the publisher's state when it joined, for
 /// clients that join late), then every event of its ``EventPublisher`` after that state, as the
-/// publisher numbered and encoded it (``Publication/line``). Clients may send commands: `watch`,
-/// `status` and `routes` are answered here; `select`, `load`, `cancel` and `reroute` go to the
-/// ``GuidanceCommandHandler`` given at start, and only from permitted peers (``AccessPolicy``).
+/// publisher numbered and encoded it (``Publication/line``). Clients may send commands, which
+/// the ``CommandService`` carries out (one ``CommandChannel`` per client); only permitted peers
+/// (``AccessPolicy``) may change guidance.
 ///
 /// Receiving an event never blocks: it appends to a list under a lock and lets the server's
 /// queue do the rest. Each client has a bounded queue (``Configuration/queueLimit``); a client
@@ -33,9 +33,11 @@ public final class SubscriberServer: @unchecked Sendable {
     public var release = SubscriberServer.release
     /// Clients beyond this number are told `tooManyClients` and disconnected.
     public var maximumClients = 64
-    /// The longest command line accepted from any client, in bytes.
+    /// The longest command line accepted from any client, in bytes (for the command service
+    /// a server makes itself; one given to the server has its own limits).
     public var maximumCommandLength = 4096
-    /// The largest route document a permitted peer may `load`, in bytes of its command line.
+    /// The largest route document a permitted peer may `load`, in bytes of its command line
+    /// (as ``maximumCommandLength``).
     public var maximumDocumentSize = 4 << 20
     /// Bytes that may wait for one client before it counts as stuck and is disconnected.
     public var queueLimit = 256 << 10
@@ -46,7 +48,7 @@ public final class SubscriberServer: @unchecked Sendable {
     /// Who may change guidance.
     public var access = AccessPolicy()
     /// Where diagnostics go: a priority (3 error … 7 debug, as sd-daemon) and a line.
-    public var log: @Sendable (Int, String) -> Void = SubscriberServer.standardErrorLog
+    public var log: @Sendable (Int, String) -> Void = { logLine($0, $1) }
 
     public init() {}
   }
@@ -73,14 +75,14 @@ public final class SubscriberServer: @unchecked Sendable {
   }
 
   /// The release string of this build, sent in `VERSION`.
-  public static let release = "0.1.0"
+  public static let release = ProtocolVersion.release
 
   public let configuration: Configuration
-  /// `nil` for a server that only runs remote commands (``remoteClient(answers:)``).
-  private let listener: ListeningSocket?
-  private let handler: GuidanceCommandHandler?
+  private let listener: ListeningSocket
+  /// Carries out the clients' commands.
+  public let commands: CommandService
   /// Numbers the events and keeps the state late clients start from.
-  public let publisher: EventPublisher
+  public var publisher: EventPublisher { commands.publisher }
   private let queue = DispatchQueue(label: "stepwise.subscribers")
 
   private struct Pending {
@@ -96,106 +98,59 @@ public final class SubscriberServer: @unchecked Sendable {
   private var connections: [UInt64: SubscriberConnection] = [:]
   /// The same connections in the order they joined: the order events are sent in.
   private var joinOrder: [SubscriberConnection] = []
-  /// Clients that are not sockets (``remoteClient(answers:)``): they get answers, never events.
-  private var remotes: [UInt64: SubscriberConnection] = [:]
   private var nextID: UInt64 = 1
-  private var document: RouteDocument?
-  /// The alternative of `document` being followed; `nil` after `cancel`.
-  private var selectedRoute: Int?
   private var stats = Statistics()
   private var scratch = [UInt8](repeating: 0, count: 64 << 10)
   private var shuttingDown = false
   private var shutdownDone: DispatchSemaphore?
-  /// Told of the events the server makes itself (``observeOwnEvents(_:)``).
-  private var ownEventObservers: [@Sendable (JSONObject) -> Void] = []
 
-  /// Creates a server on `listener` and starts accepting.
+  /// Creates a server on `listener`, with a command service of its own, and starts accepting.
   ///
   /// - Parameters:
   ///   - listener: a listening socket, bound or adopted.
   ///   - configuration: limits and access policy.
   ///   - commands: carries out `select`, `load` and `cancel`; `nil` answers them `unavailable`.
   ///   - publisher: the events to serve; the server joins it as a sink.
-  public init(
+  public convenience init(
     listener: ListeningSocket, configuration: Configuration = Configuration(),
     commands: GuidanceCommandHandler? = nil, publisher: EventPublisher = EventPublisher()
   ) {
+    var c = CommandService.Configuration()
+    c.maximumCommandLength = configuration.maximumCommandLength
+    c.maximumDocumentSize = configuration.maximumDocumentSize
+    c.log = configuration.log
+    self.init(
+      listener: listener, configuration: configuration,
+      service: CommandService(configuration: c, handler: commands, publisher: publisher))
+  }
+
+  /// Creates a server on `listener` that takes its clients' commands to `service` (which other
+  /// transports may share) and serves the events of `service`'s publisher; starts accepting.
+  public init(listener: ListeningSocket, configuration: Configuration, service: CommandService) {
     self.listener = listener
     self.configuration = configuration
-    self.handler = commands
-    self.publisher = publisher
+    self.commands = service
     let source = DispatchSource.makeReadSource(fileDescriptor: listener.fd, queue: queue)
     source.setEventHandler { @Sendable [weak self] in self?.acceptPending() }
     source.setCancelHandler { @Sendable [listener] in listener.close() }
     acceptSource = source
     source.resume()
-    publisher.add(self)
+    service.publisher.add(self)
   }
 
-  /// Creates a server without a socket, for remote commands only (``remoteClient(answers:)``):
-  /// it keeps the state and the route document that `status` and `routes` answer from.
-  public init(
-    configuration: Configuration = Configuration(), commands: GuidanceCommandHandler?,
-    publisher: EventPublisher = EventPublisher()
-  ) {
-    self.listener = nil
-    self.configuration = configuration
-    self.handler = commands
-    self.publisher = publisher
-    publisher.add(self)
-  }
-
-  // MARK: Remote clients (any thread but the server's queue)
-
-  /// Takes one message of a remote client (``remoteClient(answers:)``).
-  public typealias RemoteSender = @Sendable ([UInt8]) -> Void
-
-  /// Adds a client that is not a socket (a fleet dispatcher behind an MQTT broker) and returns
-  /// the function that takes its messages.
-  ///
-  /// Each message is framed, limited, parsed, validated and carried out exactly as a socket
-  /// client's command lines are, one at a time, as from a peer permitted to change guidance
-  /// (whoever reaches this client was let through by its transport, e.g. the broker's ACL).
-  /// Every `REPLY` or `ERROR` line (with its line end) goes to `answers`, on the server's
-  /// queue; live events do not.
-  public func remoteClient(answers: @escaping @Sendable ([UInt8]) -> Void) -> RemoteSender {
-    let c = queue.sync { () -> SubscriberConnection in
-      let c = SubscriberConnection(
-        id: nextID, fd: -1, peer: PeerCredentials(pid: 0, uid: getuid(), gid: getgid()),
-        mayChangeGuidance: true,
-        framer: LineFramer(
-          maximumLength: max(
-            configuration.maximumCommandLength, configuration.maximumDocumentSize + 4096)))
-      c.deliver = answers
-      nextID += 1
-      remotes[c.id] = c
-      return c
-    }
-    return { @Sendable [self] message in
-      let line = message + [0x0A]
-      queue.async { @Sendable [self] in
-        guard !c.closed else { return }
-        c.backlog += c.framer.feed(line[...])
-        runBacklog(c)
-      }
-    }
-  }
-
-  /// Tells the server which document is loaded and which alternative is followed, for `routes`
-  /// and for checking `select`.
+  /// Tells the command service which document is loaded and which alternative is followed,
+  /// for `routes` and for checking `select`.
   public func setRouteDocument(_ document: RouteDocument, selected: Int?) {
-    queue.async { @Sendable [self] in
-      self.document = document
-      selectedRoute = selected
-      if let selected { publisher.routeLoaded(routeIndex: selected) }
-    }
+    commands.setRouteDocument(document, selected: selected)
   }
 
   /// The counters so far.
   ///
   /// Must not be called on the server's queue.
   public var statistics: Statistics {
-    queue.sync { stats }
+    var s = queue.sync { stats }
+    s.refusedCommands = commands.refusedCommands
+    return s
   }
 
   /// Stops the server: no more clients, every client is sent the events published so far and an
@@ -214,8 +169,6 @@ public final class SubscriberServer: @unchecked Sendable {
       drain()
       pending.withLock { $0.stopped = true }
       shuttingDown = true
-      for c in remotes.values { c.closed = true }
-      remotes.removeAll()
       if acceptPaused {
         acceptPaused = false
         acceptSource?.resume()
@@ -372,13 +325,13 @@ public final class SubscriberServer: @unchecked Sendable {
   }
 
   private func closeIfIdle(_ c: SubscriberConnection) {
-    if (c.closing || c.readClosed) && !c.busy && !c.hasQueued { close(c) }
+    if (c.closing || c.readClosed) && c.commands?.isBusy != true && !c.hasQueued { close(c) }
   }
 
   // MARK: Connections (on the queue)
 
   private func acceptPending() {
-    while !shuttingDown, let listener {
+    while !shuttingDown {
       let fd: Int32
       do {
         guard let accepted = try SocketCalls.accept(listener.fd) else { return }
@@ -429,14 +382,8 @@ public final class SubscriberServer: @unchecked Sendable {
     if let size = configuration.sendBufferSize {
       try? SocketCalls.setOption(fd, SOL_SOCKET, SO_SNDBUF, Int32(clamping: size), "SO_SNDBUF")
     }
-    let permitted = configuration.access.mayChangeGuidance(peer)
-    let limit =
-      permitted
-      ? max(configuration.maximumCommandLength, configuration.maximumDocumentSize + 4096)
-      : configuration.maximumCommandLength
-    let c = SubscriberConnection(
-      id: nextID, fd: fd, peer: peer, mayChangeGuidance: permitted,
-      framer: LineFramer(maximumLength: limit))
+    let c = SubscriberConnection(id: nextID, fd: fd, peer: peer)
+    c.commands = channel(c, mayChangeGuidance: configuration.access.mayChangeGuidance(peer))
     nextID += 1
     connections[c.id] = c
     joinOrder.append(c)
@@ -501,8 +448,9 @@ public final class SubscriberServer: @unchecked Sendable {
   // MARK: Commands (on the queue)
 
   private func readable(_ c: SubscriberConnection) {
-    guard !c.closed, !c.readSuspended, c.readSource != nil else { return }
-    var items: [LineFramer.Item] = []
+    guard !c.closed, !c.readSuspended, c.readSource != nil, let commands = c.commands else {
+      return
+    }
     var ended = false
     do {
       for _ in 0..<4 {
@@ -514,15 +462,14 @@ public final class SubscriberServer: @unchecked Sendable {
           ended = true
           break
         }
-        items += c.framer.feed(scratch[0..<n])
+        commands.feed(scratch[0..<n])
         if n < scratch.count { break }
       }
     } catch {
       close(c)
       return
     }
-    c.backlog += items
-    runBacklog(c)
+    runCommands(c)
     if ended {
       c.readClosed = true
       stopReading(c)
@@ -530,263 +477,40 @@ public final class SubscriberServer: @unchecked Sendable {
     }
   }
 
-  private func runBacklog(_ c: SubscriberConnection) {
-    while !c.busy && !c.closed && !c.closing && !c.backlog.isEmpty {
-      let item = c.backlog.removeFirst()
-      handle(item, from: c)
-    }
-    if c.busy && !c.readSuspended, let read = c.readSource {
+  /// Runs `c`'s waiting command lines; reading pauses while a guidance command is under way.
+  private func runCommands(_ c: SubscriberConnection) {
+    guard let commands = c.commands else { return }
+    commands.run()
+    if commands.isBusy && !c.readSuspended, let read = c.readSource {
       read.suspend()
       c.readSuspended = true
-    } else if !c.busy && c.readSuspended, let read = c.readSource {
+    } else if !commands.isBusy && c.readSuspended, let read = c.readSource {
       read.resume()
       c.readSuspended = false
     }
     if !c.closed { flush(c) }
   }
 
-  private func answer(_ c: SubscriberConnection, _ object: JSONObject) {
-    enqueue(c, Self.lineBytes(object))
+  /// The command channel of a new connection: its answers are queued like its events.
+  private func channel(_ c: SubscriberConnection, mayChangeGuidance: Bool) -> CommandChannel {
+    CommandChannel(
+      service: commands, caller: .init("\(c.peer)", mayChangeGuidance: mayChangeGuidance),
+      queue: queue, isOpen: { [weak c] in c.map { !$0.closed && !$0.closing } ?? false },
+      answer: { [weak self, weak c] object in
+        guard let self, let c else { return }
+        enqueue(c, Self.lineBytes(object))
+      },
+      watch: { [weak self, weak c] w in
+        c?.watch = w
+        return self?.stats.published ?? 0
+      },
+      settled: { [weak self, weak c] in
+        guard let self, let c else { return }
+        runCommands(c)
+        closeIfIdle(c)
+      })
   }
 
-  private func refuse(_ c: SubscriberConnection, _ command: String, id: JSONValue?) {
-    stats.refusedCommands += 1
-    configuration.log(4, "stepwised: refused \(command) from \(c.peer): not permitted")
-    answer(
-      c,
-      WireError(
-        .notPermitted,
-        "\(command): permission denied (only root, the daemon's user or the control group may "
-          + "change guidance)", command: command, id: id
-      ).object)
-  }
-
-  private func handle(_ item: LineFramer.Item, from c: SubscriberConnection) {
-    let request: CommandRequest
-    switch item {
-    case .overlong(let prefix, let length):
-      let isLoad = Self.contains(prefix, Array("\"load\"".utf8))
-      if isLoad && !c.mayChangeGuidance {
-        refuse(c, "load", id: nil)
-      } else if isLoad {
-        answer(
-          c,
-          WireError(
-            .documentTooLarge,
-            "load: the command is \(length) bytes; route documents may have at most "
-              + "\(configuration.maximumDocumentSize) bytes", command: "load"
-          ).object)
-      } else {
-        answer(
-          c,
-          WireError(
-            .lineTooLong,
-            "command line of \(length) bytes discarded; the limit is \(c.framer.maximumLength) bytes"
-          ).object)
-      }
-      return
-    case .line(let bytes):
-      do {
-        request = try CommandRequest.parse(line: bytes)
-      } catch {
-        answer(c, error.object)
-        return
-      }
-    }
-    switch request.command {
-    case .watch(let w):
-      c.watch = w
-      var members: [(key: String, value: JSONValue)] = [
-        ("enable", .bool(w.enable)), ("seq", .number(Double(stats.published))),
-      ]
-      if let classes = w.classes {
-        members.append(("classes", .array(classes.map { .string($0) })))
-      }
-      answer(c, Reply.object(for: request, members))
-    case .status:
-      answer(c, Reply.object(for: request, [("state", .object(publisher.state.object))]))
-    case .routes(let steps, let geometry):
-      guard let document else {
-        answer(
-          c,
-          WireError(.noRoute, "no route document is loaded", command: "routes", id: request.id)
-            .object)
-        return
-      }
-      answer(
-        c,
-        Reply.object(
-          for: request,
-          Reply.routesMembers(
-            document, selected: selectedRoute, steps: steps, geometry: geometry)))
-    case .select, .load, .cancel, .reroute, .skip:
-      guard c.mayChangeGuidance else {
-        refuse(c, request.command.name, id: request.id)
-        return
-      }
-      guard let handler, !shuttingDown else {
-        answer(
-          c,
-          WireError(
-            .unavailable,
-            "\(request.command.name): this daemon does not take guidance commands now",
-            command: request.command.name, id: request.id
-          ).object)
-        return
-      }
-      if case .select(let i) = request.command {
-        guard let document else {
-          answer(
-            c,
-            WireError(
-              .noRoute, "select: no route document is loaded", command: "select", id: request.id
-            ).object)
-          return
-        }
-        guard document.routes.indices.contains(i) else {
-          answer(
-            c,
-            WireError(
-              .noSuchRoute,
-              "select: no alternative \(i); the document has \(document.routes.count) "
-                + (document.routes.count == 1
-                  ? "route (index 0)" : "routes (0…\(document.routes.count - 1))"),
-              command: "select", id: request.id
-            ).object)
-          return
-        }
-      }
-      c.busy = true
-      let seqAtStart = publisher.state.seq
-      let id = c.id
-      let peer = c.peer
-      let finished: @Sendable (Result<GuidanceCommand, WireError>) -> Void = { [self] outcome in
-        queue.async { @Sendable [self] in
-          finish(request, outcome, connection: id, peer: peer, seqAtStart: seqAtStart)
-        }
-      }
-      // Decoding a large document takes a while: off the fan-out queue, on a Dispatch thread
-      // (never the cooperative pool, which a busy engine or test may hold).
-      DispatchQueue.global(qos: .userInitiated).async { @Sendable in
-        switch Self.guidanceCommand(request) {
-        case .failure(let e):
-          finished(.failure(e))
-        case .success(let command):
-          handler(command) { result in
-            finished(result.map { command }.mapError { Self.wireError($0, request) })
-          }
-        }
-      }
-    }
-  }
-
-  /// The ``GuidanceCommand`` of a `select`, `load` or `cancel`, with a `load` document decoded
-  /// and its alternative checked.
-  private static func guidanceCommand(_ request: CommandRequest) -> Result<
-    GuidanceCommand, WireError
-  > {
-    let name = request.command.name
-    switch request.command {
-    case .select(let i):
-      return .success(.select(routeIndex: i))
-    case .cancel:
-      return .success(.cancel)
-    case .reroute:
-      return .success(.reroute)
-    case .skip:
-      return .success(.skip)
-    case .load(let value, let index):
-      let document: RouteDocument
-      do {
-        document = try RouteFiles.decode(Array(JSONWriter.string(value).utf8), name: "document")
-      } catch {
-        return .failure(WireError(.badRoute, "load: \(error)", command: name, id: request.id))
-      }
-      guard document.routes.indices.contains(index) else {
-        return .failure(
-          WireError(
-            .noSuchRoute,
-            "load: no alternative \(index); the document has \(document.routes.count) "
-              + (document.routes.count == 1 ? "route" : "routes"), command: name, id: request.id))
-      }
-      return .success(.load(document, routeIndex: index))
-    case .watch, .status, .routes:
-      return .failure(WireError(.failed, "not a guidance command", command: name, id: request.id))
-    }
-  }
-
-  /// The `ERROR` for a failure the engine reported.
-  private static func wireError(_ error: any Error, _ request: CommandRequest) -> WireError {
-    let name = request.command.name
-    switch error {
-    case var e as WireError:
-      e.command = e.command ?? name
-      e.id = e.id ?? request.id
-      return e
-    case let e as RouteDocumentError:
-      let code: WireError.Code = e.code == .routeIndexOutOfRange ? .noSuchRoute : .badRoute
-      return WireError(code, "\(name): \(e)", command: name, id: request.id)
-    default:
-      return WireError(.failed, "\(name): \(error)", command: name, id: request.id)
-    }
-  }
-
-  private func finish(
-    _ request: CommandRequest, _ outcome: Result<GuidanceCommand, WireError>, connection id: UInt64,
-    peer: PeerCredentials, seqAtStart: UInt64
-  ) {
-    var reply: JSONObject
-    switch outcome {
-    case .success(let command):
-      // The command took effect whether or not its sender is still connected.
-      switch command {
-      case .select(let i):
-        selectedRoute = i
-        publisher.beginGuidance(routeIndex: i, unlessRouteAfter: seqAtStart)
-        reply = Reply.object(for: request, [("routeIndex", .number(Double(i)))])
-      case .load(let doc, let i):
-        document = doc
-        selectedRoute = i
-        publisher.beginGuidance(routeIndex: i, unlessRouteAfter: seqAtStart)
-        reply = Reply.object(for: request, [("routeIndex", .number(Double(i)))])
-      case .cancel:
-        selectedRoute = nil
-        publisher.publishCancelled()
-        drain()
-        reply = Reply.object(for: request)
-      case .reroute, .skip, .reload:
-        reply = Reply.object(for: request)
-      }
-      configuration.log(6, "stepwised: \(request.command.name) by \(peer)")
-    case .failure(let error):
-      reply = error.object
-    }
-    guard let c = connections[id] ?? remotes[id] else { return }
-    c.busy = false
-    if !c.closing { answer(c, reply) }
-    runBacklog(c)
-    closeIfIdle(c)
-  }
-
-  private static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
-    guard haystack.count >= needle.count else { return false }
-    for i in 0...(haystack.count - needle.count)
-    where haystack[i..<(i + needle.count)].elementsEqual(needle) {
-      return true
-    }
-    return false
-  }
-
-  /// Writes `<priority>line` to standard error in one `write`, so lines from different threads
-  /// never interleave.
-  ///
-  /// The corresponding C function is `write`.
-  public static let standardErrorLog: @Sendable (Int, String) -> Void = { priority, text in
-    let prefix = isatty(2) != 0 ? "" : "<\(priority)>"
-    var bytes = Array((prefix + text).utf8)
-    bytes.append(0x0A)
-    _ = bytes.withUnsafeBytes { Glibc.write(2, $0.baseAddress, $0.count) }
-  }
 }
 
 extension SubscriberServer: EventSink {

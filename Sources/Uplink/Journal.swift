@@ -1,4 +1,3 @@
-import CommandLineSupport
 import Glibc
 import POSIX
 

@@ -1,4 +1,4 @@
-import CommandLineSupport
+import Commands
 import Daemon
 import Dispatch
 import Events
@@ -8,7 +8,6 @@ import Glibc
 import Guidance
 import JSON
 import POSIX
-import Subscribers
 import Wire
 
 /// The fleet uplink: publishes the daemon's events to an MQTT broker through the journal, and
@@ -85,7 +84,8 @@ public final class MQTTUplink: EventSink, DaemonAttachment, @unchecked Sendable 
   private var commandMemory: CommandMemory?
   /// Bumped on each connect and drop, so that a report armed earlier knows it is stale.
   private var linkEpoch = 0
-  private var remote: (@Sendable ([UInt8]) -> Void)?
+  /// The `command` topic's commands, when ``UplinkConfiguration/commands``.
+  private var commands: CommandChannel?
   private var lastConnectReason: Int32?
   private var connectedOnce = false
   private var stopWaiters: [@Sendable () -> Void] = []
@@ -96,12 +96,6 @@ public final class MQTTUplink: EventSink, DaemonAttachment, @unchecked Sendable 
     var g = SystemRandomNumberGenerator()
     let r = g.next() as UInt64
     boot = String(r, radix: 16).leftPadded(to: 16)
-  }
-
-  /// The options of `stepwised`.
-  public static let options = DaemonAttachmentOptions(usage: UplinkConfiguration.usage) {
-    args in
-    try UplinkConfiguration.parse(&args).map { MQTTUplink($0) }
   }
 
   public var takesCommands: Bool { configuration.commands }
@@ -119,11 +113,7 @@ public final class MQTTUplink: EventSink, DaemonAttachment, @unchecked Sendable 
   // MARK: DaemonAttachment
 
   public func start(_ context: DaemonAttachmentContext) throws -> any EventSink {
-    guard let directory = context.stateDirectory else {
-      throw UsageError(
-        "--mqtt needs a state directory for its journal (--state-dir DIR, or StateDirectory= "
-          + "under systemd)")
-    }
+    guard let directory = context.stateDirectory else { throw NoStateDirectory() }
     _ = mkdir(directory, 0o755)
     let journal = try Journal(
       path: directory + "/mqtt-journal", capacity: configuration.journalSize)
@@ -170,14 +160,21 @@ public final class MQTTUplink: EventSink, DaemonAttachment, @unchecked Sendable 
       queue.async { @Sendable [self] in received(topic, payload) }
     }
     let client = try MQTTClient(options, handlers: handlers)
-    let answers: @Sendable ([UInt8]) -> Void = { [self] line in
-      queue.async { @Sendable [self] in reply(line) }
+    // The socket's commands, as from a peer permitted to change guidance: whoever reaches the
+    // topic was let through by the broker's ACL. Answers are journalled like events; `watch`
+    // says the last event journalled (live events go to the `events` topic regardless).
+    let commands = configuration.commands ? context.commands : nil
+    let channel = commands.map { service in
+      CommandChannel(
+        service: service, caller: .init("MQTT", mayChangeGuidance: true), queue: queue,
+        isOpen: { [weak self] in self?.client != nil },
+        answer: { [weak self] object in self?.reply(object) },
+        watch: { [weak self] _ in Int(self?.lastSeq ?? 0) })
     }
-    let remote = configuration.commands ? context.commands?.remoteClient(answers: answers) : nil
     queue.sync {
       self.journal = journal
       self.client = client
-      self.remote = remote
+      self.commands = channel
       commandMemory = memory
       sendFrom = journal.ledger.live.first?.id ?? 0
       armConnectReport()
@@ -478,11 +475,11 @@ public final class MQTTUplink: EventSink, DaemonAttachment, @unchecked Sendable 
   // MARK: Commands
 
   private func received(_ topic: String, _ payload: [UInt8]) {
-    guard topic == self.topic("command"), let remote else { return }
+    guard topic == self.topic("command"), let commands else { return }
     // Small enough to read: look at its id (replays) and notAfter (stale commands) first;
-    // anything else (oversized, malformed) goes to the command handling as is, which answers
-    // it as it answers a socket client.
-    if payload.count <= SubscriberServer.Configuration().maximumDocumentSize + 4096,
+    // anything else (oversized, malformed) goes to the command channel as is, which answers it
+    // as it answers a socket client.
+    if payload.count <= commands.lineLimit,
       case .object(let o)? = try? JSONParser.parse(payload)
     {
       let id = o["id"]
@@ -525,19 +522,15 @@ public final class MQTTUplink: EventSink, DaemonAttachment, @unchecked Sendable 
         }
       }
     }
-    remote(payload)
+    commands.feed(payload + [0x0A])
+    commands.run()
   }
 
+  /// Journals one `REPLY` or `ERROR` for `reply`.
   private func reply(_ object: JSONObject) {
-    reply(Array(JSONWriter.string(.object(object)).utf8))
-  }
-
-  /// Journals one `REPLY` or `ERROR` line for `reply`.
-  private func reply(_ line: [UInt8]) {
     guard let journal else { return }
-    var bytes = line
-    if bytes.last == 0x0A { bytes.removeLast() }
-    _ = journal.append(tier: .event, topic: topic("reply"), payload: bytes)
+    _ = journal.append(
+      tier: .event, topic: topic("reply"), payload: Array(JSONWriter.string(.object(object)).utf8))
     handOver(journal)
   }
 
@@ -563,6 +556,14 @@ public final class MQTTUplink: EventSink, DaemonAttachment, @unchecked Sendable 
     var ts = timespec()
     clock_gettime(CLOCK_REALTIME, &ts)
     return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+  }
+}
+
+/// The uplink was started without a state directory for its journal.
+struct NoStateDirectory: Error, CustomStringConvertible {
+  var description: String {
+    "--mqtt needs a state directory for its journal (--state-dir DIR, or StateDirectory= "
+      + "under systemd)"
   }
 }
 

@@ -37,6 +37,8 @@ public enum ProtocolVersion {
   public static let major = 1
   /// The minor version: grows with each compatible addition.
   public static let minor = 5
+  /// The Stepwise release of this build, named in `VERSION` and in the fleet's `online`.
+  public static let release = "0.1.0"
 
   /// The `VERSION` object a server sends first on every connection.
   ///

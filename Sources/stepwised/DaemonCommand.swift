@@ -1,4 +1,5 @@
 import CommandLineSupport
+import Commands
 import Daemon
 import Events
 import Glibc
@@ -11,11 +12,13 @@ import RouteFiles
 import Router
 import Routes
 import Subscribers
+import Uplink
 
 /// The `stepwised` daemon's command line, parsed and run.
 ///
-/// The executable only calls
-/// ``main(arguments:)`` and exits with its status.
+/// The executable only calls ``main(arguments:)`` and exits with its status. Every option is
+/// parsed here, into the typed configurations of the library targets (``SocketOptions``,
+/// ``UplinkConfiguration``, ``DaemonExtras``): they never see the command line.
 public enum Stepwised {
   public static let usage = """
     usage: stepwised [--route ROUTE] [--route-index N] [--route-format FORMAT]
@@ -73,14 +76,10 @@ public enum Stepwised {
   }
 
   /// Runs the daemon with `arguments` (without the program name) and returns the exit status.
-  ///
-  /// `attachments` are the options of what may run beside guidance (the fleet uplink).
-  public static func main(
-    arguments: [String], attachments: [DaemonAttachmentOptions] = []
-  ) async -> Int32 {
+  public static func main(arguments: [String]) async -> Int32 {
     var args = Arguments(arguments)
     if args.flag("--help", "-h") {
-      OutputSink.standardOutput.line(([usage] + attachments.map(\.usage)).joined(separator: "\n"))
+      OutputSink.standardOutput.line([usage, UplinkConfiguration.usage].joined(separator: "\n"))
       OutputSink.standardOutput.flush()
       return ExitStatus.success.rawValue
     }
@@ -103,7 +102,9 @@ public enum Stepwised {
       let verbose = args.flag("--verbose", "-v")
       let speed = try args.number("--replay-speed", in: 0.001...1_000_000)
       let device = try args.option("--gpsd-device")
-      let attached = try attachments.compactMap { try $0.parse(&args) }
+      // What runs beside guidance: the fleet uplink (Uplink, which opens libmosquitto).
+      let uplink = try UplinkConfiguration.parse(&args).map { MQTTUplink($0) }
+      let attached: [any DaemonAttachment] = uplink.map { [$0] } ?? []
       let routerURL = try args.option("--router")
       let routerAPI = try args.option("--router-api", as: RouterAPI.self)
       let routerTimeout = try args.number("--router-timeout", in: 0.05...600)
@@ -118,7 +119,12 @@ public enum Stepwised {
       if fast && speed != nil { throw UsageError("--fast and --replay-speed exclude each other") }
       let inputs = try args.positionals()
       guard inputs.count <= 1 else { throw UsageError("only one source can be given") }
-      let live = try GPSDAddress(parsing: inputs.first ?? GPSDAddress.default.description)
+      let live: GPSDAddress?
+      do {
+        live = try GPSDAddress(parsing: inputs.first ?? GPSDAddress.default.description)
+      } catch {
+        throw UsageError(error.description)
+      }
       if live != nil && (fast || speed != nil) {
         throw UsageError("--fast and --replay-speed apply to recorded tracks, not to gpsd")
       }
@@ -145,7 +151,7 @@ public enum Stepwised {
           4, "stepwised: cannot create the state directory (\(error)); guidance goes on without it"
         )
       }
-      let (document, session, routeFile, phrasebook) = try startingRoute(
+      let (_, session, routeFile, phrasebook) = try startingRoute(
         common: common, store: store, fresh: fresh, maximumRouteFile: maximumRouteFile,
         configuration: guidance)
       HeapRelease.now()
@@ -199,26 +205,16 @@ public enum Stepwised {
           }
         }
       }
-      if socketOptions == nil && attached.contains(where: \.takesCommands) {
-        // Commands from an attachment run through the socket's command handling, without a
-        // socket.
-        let handler = extras.commands.handler
-        let index = session.routeIndex
-        extras.startServer = { publisher in
-          let server = SubscriberServer(commands: handler, publisher: publisher)
-          server.setRouteDocument(document, selected: index)
-          return server
-        }
-      }
+      // One command service for the socket and for attachments that take commands.
       if let socketOptions {
-        let handler = extras.commands.handler
-        let index = session.routeIndex
-        extras.startServer = { publisher in
+        extras.commandLimits = socketOptions.commandLimits
+        extras.startServer = { service in
           let server = try SubscriberServer.start(
-            socketOptions, listeningDescriptor: activated, commands: handler, publisher: publisher)
-          server.setRouteDocument(document, selected: index)
-          return server
+            socketOptions, listeningDescriptor: activated, service: service)
+          return { server.shutdown() }
         }
+      } else if attached.contains(where: \.takesCommands) {
+        extras.commandLimits = CommandService.Configuration()
       }
 
       let output = StreamSink(

@@ -6,6 +6,7 @@ import JSON
 import TestSupport
 import Testing
 import Uplink
+import stepwised
 
 /// A three-node RabbitMQ cluster (Scripts/rabbitmq-cluster.sh) on loopback: per-vehicle
 /// credentials, a vehicle failing over when its node is killed, and a command sent while that

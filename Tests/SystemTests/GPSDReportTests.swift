@@ -1,4 +1,3 @@
-import CommandLineSupport
 import Daemon
 import Events
 import GPSD
@@ -180,7 +179,7 @@ import Wire
     #expect(try GPSDAddress(parsing: "gpsd://[::1]:2948") == GPSDAddress(host: "::1", port: "2948"))
     #expect(try GPSDAddress(parsing: "gpsd://[::1]:2948")?.description == "gpsd://[::1]:2948")
     #expect(try GPSDAddress(parsing: "drive.nmea") == nil)
-    #expect(throws: UsageError.self) { try GPSDAddress(parsing: "gpsd://host:99999") }
+    #expect(throws: GPSDAddress.Invalid.self) { try GPSDAddress(parsing: "gpsd://host:99999") }
     #expect(GPSDAddress.default.description == "gpsd://localhost:2947")
   }
 

@@ -13,6 +13,7 @@ import Subscribers
 import TestSupport
 import Testing
 import Wire
+import stepwised
 
 /// The subscriber server, driven end to end from the tests: real Unix sockets in private temp
 /// folders, events from a scenario replayed through a fake engine.

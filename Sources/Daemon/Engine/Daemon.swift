@@ -1,9 +1,9 @@
+public import Commands
 public import Events
 import Glibc
 public import Guidance
 import POSIX
 public import Routes
-public import Subscribers
 import Wire
 
 /// What a daemon run did.
@@ -64,27 +64,34 @@ public enum Daemon {
     engine.rerouter = extras.rerouter
     if let recorder = extras.routerRecorder { engine.recordRouter = { recorder.record($0) } }
     let services = extras.services
+    let commands = extras.commandLimits.map {
+      CommandService(configuration: $0, handler: extras.commands.handler, publisher: publisher)
+    }
+    if let commands {
+      if let session {
+        commands.setRouteDocument(session.document, selected: session.routeIndex)
+      }
+      engine.rerouted = { s in commands.setRouteDocument(s.document, selected: s.routeIndex) }
+    }
     // The socket starts listening only once the signal sources are registered, so an early
     // SIGTERM can never find the process without its handlers.
-    let server: SubscriberServer?
+    let stopServer: (@Sendable () -> Void)?
     do {
-      server = try extras.startServer?(publisher)
+      stopServer = try commands.flatMap { try extras.startServer?($0) }
     } catch {
       signals.stop()
       var report = DaemonReport()
       report.startFailure = error
       return report
     }
-    if let server {
-      engine.rerouted = { s in server.setRouteDocument(s.document, selected: s.routeIndex) }
-    }
     do {
       let context = DaemonAttachmentContext(
-        stateDirectory: extras.services?.store?.directory, commands: server)
+        stateDirectory: extras.services?.store?.directory, commands: commands)
       for attachment in extras.attachments { publisher.add(try attachment.start(context)) }
       services?.keepFirst(extras.attachments)
     } catch {
-      server?.shutdown()
+      commands?.stop()
+      stopServer?()
       for attachment in extras.attachments { await attachment.stop() }
       signals.stop()
       var report = DaemonReport()
@@ -111,7 +118,7 @@ public enum Daemon {
       group.addTask {
         for await number in signals.signals {
           if number == SIGHUP {
-            reload(extras, server: server, inputs: inputs)
+            reload(extras, commands: commands, inputs: inputs)
             continue
           }
           logLine(6, "stepwised: \(number == SIGINT ? "SIGINT" : "SIGTERM"), stopping")
@@ -143,7 +150,8 @@ public enum Daemon {
       signals.stop()
       group.cancelAll()
     }
-    server?.shutdown()
+    commands?.stop()
+    stopServer?()
     publisher.finish()
     for attachment in extras.attachments { await attachment.stop() }
     await output.drained()
@@ -160,7 +168,7 @@ public enum Daemon {
 
   /// SIGHUP: re-reads the route file and starts guiding along it, keeping every subscriber.
   private static func reload(
-    _ extras: DaemonExtras, server: SubscriberServer?, inputs: EngineInputs
+    _ extras: DaemonExtras, commands: CommandService?, inputs: EngineInputs
   ) {
     let notifier = extras.services?.notifier
     notifier?.reloading()
@@ -177,7 +185,7 @@ public enum Daemon {
           reply: { result in
             switch result {
             case .success:
-              server?.setRouteDocument(document, selected: index)
+              commands?.setRouteDocument(document, selected: index)
               logLine(6, "stepwised: SIGHUP: route re-read")
             case .failure(let e):
               logLine(3, "stepwised: SIGHUP: \(e); guidance goes on unchanged")
@@ -192,11 +200,16 @@ public enum Daemon {
   }
 }
 
-/// The optional parts of a daemon run: the socket, systemd, state, reloads.
+/// The optional parts of a daemon run: commands, the socket, systemd, state, reloads.
 public struct DaemonExtras: Sendable {
-  /// Starts the subscriber socket (after the signal handlers are in place) on the run's
-  /// publisher.
-  public var startServer: (@Sendable (EventPublisher) throws -> SubscriberServer)?
+  /// The limits of the run's ``CommandService``, when commands are taken (by the socket or an
+  /// attachment): the run makes one, on its publisher, that hands guidance commands to the
+  /// engine through ``commands``.
+  public var commandLimits: CommandService.Configuration?
+  /// Starts the subscriber socket on the run's command service; returns what shuts it down.
+  ///
+  /// Called after the signal handlers are in place, and only with ``commandLimits``.
+  public var startServer: (@Sendable (CommandService) throws -> @Sendable () -> Void)?
   public var services: DaemonServices?
   /// Builds a session for `select`, `load` and reloads.
   public var makeSession: (@Sendable (RouteDocument, Int) throws -> NavigationSession)?
@@ -204,7 +217,7 @@ public struct DaemonExtras: Sendable {
   public var reloadRoute: (@Sendable () throws -> (RouteDocument, Int))?
   /// systemd's watchdog interval in seconds, when it wants pings.
   public var watchdogInterval: Double?
-  /// Carries the socket's commands into the engine once it runs.
+  /// Carries the command service's guidance commands into the engine once it runs.
   public var commands = CommandRelay()
   /// Asks a router for a new route when the vehicle leaves its route.
   public var rerouter: Rerouter?
@@ -216,10 +229,11 @@ public struct DaemonExtras: Sendable {
   public init() {}
 }
 
-/// Hands socket commands to the engine's input stream; before the engine runs, they are
+/// Hands guidance commands to the engine's input stream; before the engine runs, they are
 /// refused as `unavailable`.
 ///
-/// Give ``handler`` to `SubscriberServer.start(_:commands:)`.
+/// ``Daemon/run(session:source:publisher:output:heartbeat:tickInterval:extras:)`` gives
+/// ``handler`` to the run's ``CommandService``.
 public final class CommandRelay: Sendable {
   private let inputs = Locked<EngineInputs?>(nil)
 

@@ -1,18 +1,17 @@
-import CommandLineSupport
+public import Commands
 public import Events
-public import Subscribers
 import Wire
 
 /// Something that runs beside guidance and receives every event it publishes, such as the fleet
-/// uplink (`Uplink`), given to ``Stepwised/main(arguments:attachments:)`` by the executable so
-/// that this target need not link what it uses.
+/// uplink (`Uplink`), given in ``DaemonExtras/attachments`` by the executable (which parsed its
+/// options) so that this target need not link what it uses.
 ///
 /// ``Daemon/run(session:source:publisher:output:heartbeat:tickInterval:extras:)`` calls
 /// ``start(_:)`` once the signal handlers are in place and the subscriber socket listens
 /// (before `READY=1`), adds the sink it returns to the publisher, and calls ``stop()`` after the
 /// last event, before exiting.
 public protocol DaemonAttachment: AnyObject, Sendable {
-  /// Whether it takes commands (the daemon then keeps a command server even without a socket).
+  /// Whether it takes commands (the daemon then keeps a command service even without a socket).
   var takesCommands: Bool { get }
   /// Starts; returns the sink for the events. A throw stops the daemon before guiding.
   func start(_ context: DaemonAttachmentContext) throws -> any EventSink
@@ -34,22 +33,7 @@ extension DaemonAttachment {
 public struct DaemonAttachmentContext: Sendable {
   /// The state directory, when the daemon has one.
   public var stateDirectory: String?
-  /// The daemon's command server (for ``SubscriberServer/remoteClient(answers:)``), when
-  /// ``DaemonAttachment/takesCommands`` asked for one.
-  public var commands: SubscriberServer?
-}
-
-/// An attachment's command-line options: parsed by `stepwised` before its own positionals.
-public struct DaemonAttachmentOptions: Sendable {
-  /// The lines `stepwised --help` shows for them.
-  public var usage: String
-  /// Takes the options out of the arguments; `nil` when none of them was given.
-  public var parse: @Sendable (inout Arguments) throws -> (any DaemonAttachment)?
-
-  public init(
-    usage: String, parse: @escaping @Sendable (inout Arguments) throws -> (any DaemonAttachment)?
-  ) {
-    self.usage = usage
-    self.parse = parse
-  }
+  /// The daemon's command service (for a ``CommandChannel``), when the daemon takes commands
+  /// (a socket, or ``DaemonAttachment/takesCommands``).
+  public var commands: CommandService?
 }

@@ -1,5 +1,6 @@
 import CommandLineSupport
 import Dispatch
+import FleetClient
 import Glibc
 import JSON
 import POSIX
@@ -12,8 +13,8 @@ import Wire
 /// `stepwise send` (a command to one vehicle, waiting for its reply).
 ///
 /// docs/fleet.md.
-public enum FleetTool {
-  public static let usage = """
+enum FleetTool {
+  static let usage = """
     usage: stepwise fleet mqtt[s]://HOST[:PORT][,URL…] [--prefix stepwise/+] [--json]
            stepwise send --mqtt URL --vehicle ID [--prefix stepwise/ID]
                          load ROUTE [--route-index N] | select N | cancel | status
@@ -30,10 +31,10 @@ public enum FleetTool {
     """
 
   /// Whether `command` is one of this tool's.
-  public static func handles(_ command: String) -> Bool { command == "fleet" || command == "send" }
+  static func handles(_ command: String) -> Bool { command == "fleet" || command == "send" }
 
   /// Runs `stepwise fleet …` or `stepwise send …` (arguments after the command).
-  public static func main(command: String, arguments: [String]) -> Int32 {
+  static func main(command: String, arguments: [String]) -> Int32 {
     var args = Arguments(arguments)
     if args.flag("--help", "-h") {
       OutputSink.standardOutput.line(usage)
@@ -42,7 +43,7 @@ public enum FleetTool {
     }
     do {
       return command == "fleet" ? try fleet(&args) : try send(&args)
-    } catch let e as UsageError {
+    } catch let e where e is UsageError || e is FleetOptionError {
       logLine(3, "stepwise \(command): \(e)")
       logLine(3, usage)
       return 2

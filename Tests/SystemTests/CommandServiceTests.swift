@@ -1,0 +1,118 @@
+import Commands
+import Dispatch
+import Events
+import JSON
+import POSIX
+import Subscribers
+import TestSupport
+import Testing
+import Wire
+
+/// The command service that the subscriber socket and the fleet uplink share, driven through a
+/// ``CommandChannel`` of the test's own, as the uplink drives it.
+@Suite(.blocking, .serialized, .timeLimit(.minutes(1))) struct CommandServiceTests {
+  /// Answers of a channel, collected on its queue.
+  final class Answers: Sendable {
+    private let list = Locked<[JSONObject]>([])
+    private let arrived = DispatchSemaphore(value: 0)
+
+    func add(_ o: JSONObject) {
+      list.withLock { $0.append(o) }
+      arrived.signal()
+    }
+
+    /// Waits for `count` more answers (a bound against a hang, not a timing check).
+    func next(_ count: Int) -> [JSONObject] {
+      let before = list.withLock { $0.count }
+      for _ in 0..<count where arrived.wait(timeout: .now() + 10) == .timedOut { break }
+      return list.withLock { Array($0.dropFirst(before)) }
+    }
+
+    var all: [JSONObject] { list.withLock { $0 } }
+  }
+
+  static func channel(_ service: CommandService, _ queue: DispatchQueue, _ answers: Answers)
+    -> CommandChannel
+  {
+    queue.sync {
+      CommandChannel(
+        service: service, caller: .init("the test", mayChangeGuidance: true), queue: queue,
+        isOpen: { true }, answer: { answers.add($0) }, watch: { _ in 0 })
+    }
+  }
+
+  static func send(_ channel: CommandChannel, _ queue: DispatchQueue, _ lines: String) {
+    queue.async {
+      channel.feed(Array(lines.utf8))
+      channel.run()
+    }
+  }
+
+  @Test func aChannelRunsItsLinesInOrderOneGuidanceCommandAtATime() throws {
+    let replies = Locked<[@Sendable (Result<Void, any Error>) -> Void]>([])
+    let called = DispatchSemaphore(value: 0)
+    let service = CommandService(
+      handler: { _, reply in
+        replies.withLock { $0.append(reply) }
+        called.signal()
+      }, publisher: EventPublisher())
+    let queue = DispatchQueue(label: "test.channel")
+    let answers = Answers()
+    let channel = Self.channel(service, queue, answers)
+    Self.send(
+      channel, queue, "{\"cmd\":\"cancel\",\"id\":1}\n{\"cmd\":\"status\",\"id\":2}\nnot json\n")
+    try #require(called.wait(timeout: .now() + 10) == .success)
+    // The engine has the cancel and has not answered: the status and the bad line wait.
+    #expect(queue.sync { channel.isBusy })
+    #expect(answers.all.isEmpty)
+    let reply = try #require(replies.withLock { $0.first })
+    reply(.success(()))
+    let three = answers.next(3)
+    #expect(three.map(\.className) == ["REPLY", "REPLY", "ERROR"])
+    #expect(three.prefix(2).map { $0["id"]?.doubleValue } == [1, 2])
+    #expect(three[1]["state"]?["guiding"]?.boolValue == false)
+    #expect(queue.sync { !channel.isBusy })
+    #expect(replies.withLock { $0.count } == 1)
+  }
+
+  @Test func aLoadOverAChannelIsWhatTheSocketsClientsSeeAndAsk() throws {
+    let dir = try SocketTestDirectory("service")
+    defer { dir.remove() }
+    let engine = try FakeEngine(scenario: SocketServerTests.scenario)
+    var limits = CommandService.Configuration()
+    limits.log = { _, _ in }
+    let service = CommandService(
+      configuration: limits, handler: engine.handler, publisher: EventPublisher())
+    service.setRouteDocument(engine.document, selected: 0)
+    var config = SubscriberServer.Configuration()
+    config.log = { _, _ in }
+    let server = SubscriberServer(
+      listener: try ListeningSocket.bind(path: dir.socketPath), configuration: config,
+      service: service)
+    defer { server.shutdown() }
+    let client = try SocketTestClient(path: dir.socketPath)
+    _ = client.until("STATE")
+
+    let queue = DispatchQueue(label: "test.channel")
+    let answers = Answers()
+    let channel = Self.channel(service, queue, answers)
+    let example = readBytes(repositoryFile("Tests/Fixtures/routes/example.json"))
+    let load = CommandRequest(
+      .load(document: try JSONParser.parse(example), routeIndex: 1), id: "L")
+    Self.send(channel, queue, load.line + "\n")
+    let loaded = try #require(answers.next(1).first)
+    #expect(loaded.className == "REPLY" && loaded["routeIndex"]?.doubleValue == 1)
+
+    client.send(#"{"cmd":"routes"}"#)
+    let routes = try #require(client.answer())
+    #expect(routes["selected"]?.doubleValue == 1 && routes["routes"]?.arrayValue?.count == 2)
+
+    Self.send(channel, queue, "{\"cmd\":\"cancel\",\"id\":\"c\"}\n")
+    #expect(answers.next(1).first?.className == "REPLY")
+    #expect(client.until("CANCELLED").last?.className == "CANCELLED")
+    client.send(#"{"cmd":"routes"}"#)
+    let afterCancel = try #require(client.answer())
+    #expect(afterCancel.className == "REPLY" && afterCancel["selected"] == nil)
+    #expect(engine.commands.count == 2)
+  }
+}
