@@ -32,9 +32,10 @@ demo: deps
 quality: build
 	.build/debug/stepwise scenario score --markdown Simulations/0* > docs/quality.md
 
-# Side-by-side benchmarks against gpsdecode and pynmea2; writes docs/benchmarks.md.
+# Side-by-side benchmarks: HEAD against BENCH_BASE (default 05a1bb0), gpsdecode and pynmea2;
+# writes docs/benchmarks.md (Scripts/bench.py; BENCH_ONLY=... prints some sections instead).
 bench: deps
-	sh Scripts/bench.sh
+	python3 Scripts/bench.py
 
 # The long fuzzing run (FUZZ_RUNS executions per target; record the counts in docs/hardening.md)
 # and the one-minute smoke run that CI calls (12 s for each of the five targets).

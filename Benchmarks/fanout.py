@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Socket subscribers for Scripts/bench.sh (standard library only).
+"""Socket subscribers for Scripts/bench.py (standard library only).
 
   fanout.py hold SOCKET N SECONDS
       Connects N subscribers, reads their VERSION and STATE, keeps them connected and reading

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark routes and tracks for Scripts/bench.sh (standard library only, deterministic).
+"""Benchmark routes and tracks for Scripts/bench.py (standard library only, deterministic).
 
   make_routes.py follow TRACK.nmea ROUTE.json
       A native route document that follows the fixes of an NMEA track (the RMC fixes with

@@ -1,10 +1,11 @@
 #!/bin/sh
 # The whole test suite, as CI runs it: the target graph check, a warnings-as-errors build with
-# the target-import check, swift format's strict lint, shellcheck over the scripts, every test
-# (unit, property, scenario and end-to-end against the built binaries), the whole suite again
-# under ThreadSanitizer and under AddressSanitizer (Scripts/sanitize.sh), and a one-minute fuzz
-# smoke run of all five fuzz targets (Scripts/fuzz.sh). Each phase prints
-# "ci: PHASE seconds=N" (docs/hardening.md has the figures and why each phase is there).
+# the target-import check, swift format's strict lint, shellcheck over the scripts (py_compile
+# over Scripts/bench.py), every test (unit, property, scenario and end-to-end against the built
+# binaries), the whole suite again under ThreadSanitizer and under AddressSanitizer
+# (Scripts/sanitize.sh), and a one-minute fuzz smoke run of all five fuzz targets
+# (Scripts/fuzz.sh). Each phase prints "ci: PHASE seconds=N" (docs/hardening.md has the figures
+# and why each phase is there).
 #
 # Scratch paths: the normal build in $CI_SCRATCH (default .build), the sanitizers in
 # ${SANITIZE_SCRATCH_PREFIX}tsan and ...asan (default /tmp/build-), the fuzz build in
@@ -48,6 +49,8 @@ phase links python3 Scripts/check-graph.py --binaries "$SCRATCH/debug"
 # The code's shape: swift format's strict lint (make lint), a few seconds.
 phase lint swift format lint --strict --recursive Sources Tests
 phase shellcheck shellcheck Scripts/*.sh .ci/run
+# make bench's driver is not run in CI (it takes about half an hour): at least it must compile.
+phase pycompile python3 -m py_compile Scripts/bench.py
 # The systemd units: verify without warnings, exposure at most 1.5.
 phase units sh Scripts/check-units.sh systemd "$SCRATCH/debug" 15
 phase test swift test --skip-build --disable-xctest --scratch-path "$SCRATCH"

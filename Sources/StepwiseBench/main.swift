@@ -1,6 +1,9 @@
 import Daemon
 import Events
-// In-process measurements for Scripts/bench.sh (never run as a test). Prints `key=value` lines.
+// In-process measurements for Scripts/bench.py (never run as a test). Prints `key=value` lines.
+// bench.py builds this file against the base commit too (its own Package.swift), so it uses
+// only what both have: `Instructions` is imported where it exists (InstructionWriter lived in
+// Routes before 7c6dc98).
 //
 //   StepwiseBench nmea TRACK           NMEAReader alone over the file (read into memory first)
 //   StepwiseBench load ROUTE           route document read, parsed, validated and indexed
@@ -9,7 +12,10 @@ import Events
 //   StepwiseBench fixes TRACK          every epoch NMEAReader emits: time, latitude, longitude
 //                                      (Benchmarks/corpus_table.py compares them with gpsd)
 //   StepwiseBench perfix ROUTE TRACK [REPS]
-//                                      guidance cost per fix (NavigationSession.ingest only)
+//                                      guidance cost per fix (NavigationSession.ingest only):
+//                                      elapsed and thread CPU time; every fix after the first
+//                                      goes through ingestLater, which callgrind can count
+//                                      alone (--toggle-collect='*ingestLater*')
 //   StepwiseBench pipeline ROUTE TRACK the work of `stepwised --fast --json TRACK > /dev/null`
 //                                      in one thread, stage by stage (read, guide, encode,
 //                                      write), each a function of its own, for callgrind
@@ -24,7 +30,6 @@ import Events
 import Geodesy
 import Glibc
 import Guidance
-import Instructions
 import NMEA
 import POSIX
 import Phrasebook
@@ -32,6 +37,10 @@ import Rerouting
 import RouteFiles
 import Router
 import Routes
+
+#if canImport(Instructions)
+  import Instructions
+#endif
 
 func seconds(_ d: Duration) -> Double {
   let c = d.components
@@ -136,6 +145,44 @@ func statusKilobytes(_ key: String) -> Int {
   phrasebook.speechDuration(for: message)
 }
 
+/// What the fixes of a perfix pass produced.
+struct IngestTally {
+  var events = 0
+  var offRoute = 0
+  var arrived = false
+
+  mutating func add(_ out: [NavigationEvent]) {
+    events += out.count
+    for e in out {
+      switch e.kind {
+      case .offRoute: offRoute += 1
+      case .arrived: arrived = true
+      default: break
+      }
+    }
+  }
+}
+
+/// Every fix of a perfix pass after the first, out of line so that callgrind can count its
+/// instructions alone.
+@inline(never) func ingestLater(
+  _ session: inout NavigationSession, _ fixes: ArraySlice<Fix>, into tally: inout IngestTally
+) {
+  for fix in fixes { tally.add(session.ingest(fix)) }
+}
+
+/// CPU time of the calling thread: what a pass cost, whatever else ran on the machine.
+func threadCPUSeconds() -> Double {
+  var t = timespec()
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
+  return Double(t.tv_sec) + Double(t.tv_nsec) * 1e-9
+}
+
+func median(_ values: [Double]) -> Double {
+  let sorted = values.sorted()
+  return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+}
+
 let args = Array(CommandLine.arguments.dropFirst())
 let clock = ContinuousClock()
 switch (args.first, args.count) {
@@ -193,51 +240,36 @@ case ("perfix", 3), ("perfix", 4):
   let bytes: [UInt8]
   do { bytes = try readWholeFile(args[2]) } catch { fail("\(error)") }
   let fixes = readFixes(bytes).fixes
+  guard let firstFix = fixes.first else { fail("no fixes in \(args[2])") }
   var times: [Double] = []
+  var cpuTimes: [Double] = []
   var firstTimes: [Double] = []
-  var events = 0
-  var offRoute = 0
-  var arrived = false
+  var tally = IngestTally()
   for _ in 0..<reps {
     var s = session
-    events = 0
-    offRoute = 0
-    arrived = false
-    var first = true
-    var t0 = clock.now
-    for fix in fixes {
-      let out = s.ingest(fix)
-      if first {
-        // The first fix is matched against the whole route (once per session): timed apart.
-        first = false
-        let now = clock.now
-        firstTimes.append(seconds(now - t0))
-        t0 = now
-      }
-      events += out.count
-      for e in out {
-        switch e.kind {
-        case .offRoute: offRoute += 1
-        case .arrived: arrived = true
-        default: break
-        }
-      }
-    }
-    times.append(seconds(clock.now - t0))
+    tally = IngestTally()
+    // The first fix is matched against the whole route (once per session): timed apart.
+    let t0 = clock.now
+    tally.add(s.ingest(firstFix))
+    let t1 = clock.now
+    let c1 = threadCPUSeconds()
+    ingestLater(&s, fixes[1...], into: &tally)
+    cpuTimes.append(threadCPUSeconds() - c1)
+    times.append(seconds(clock.now - t1))
+    firstTimes.append(seconds(t1 - t0))
   }
-  firstTimes.sort()
-  times.sort()
-  let median = times[times.count / 2]
+  let later = Double(max(1, fixes.count - 1))
   print("points=\(points)")
   print("load_seconds=\(parse)")
   print("index_seconds=\(index)")
   print("fixes=\(fixes.count)")
-  print("events=\(events)")
-  print("off_route_events=\(offRoute)")
-  print("arrived=\(arrived)")
+  print("events=\(tally.events)")
+  print("off_route_events=\(tally.offRoute)")
+  print("arrived=\(tally.arrived)")
   print("kept_points=\(session.geometry.points.count)")
-  print("ns_per_fix=\(Int(median / Double(max(1, fixes.count - 1)) * 1e9))")
-  print("first_fix_us=\(Int(firstTimes[firstTimes.count / 2] * 1e6))")
+  print("ns_per_fix=\(Int(median(times) / later * 1e9))")
+  print("cpu_ns_per_fix=\(Int(median(cpuTimes) / later * 1e9))")
+  print("first_fix_us=\(Int(median(firstTimes) * 1e6))")
 case ("pipeline", 3):
   let (loaded, parse, index, points) = load(args[1])
   var session = loaded
