@@ -509,7 +509,12 @@ public struct NavigationSession: Sendable {
     if case .carrying(let carried) = reckoning {
       r = carried
     } else {
-      guard let since = lastMatchTime, let v = reckonSpeed else { return }
+      // No estimate is due before `reckonStart` after the last match (`DeadReckoning.next`):
+      // every fix while fixes come returns here, before a reckoner is built (which cost two
+      // copies of the whole session a fix, 3× the per-fix cost of a session without it).
+      guard let since = lastMatchTime, time >= since + configuration.reckonStart,
+        let v = reckonSpeed
+      else { return }
       r = reckoner(
         since: since, speed: v, newest: lastValidFix?.time ?? since,
         after: max(lastInputTime ?? since, since))
