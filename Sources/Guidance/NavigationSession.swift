@@ -893,7 +893,11 @@ public struct NavigationSession: Sendable {
       configuration.arrivalRadiusLimit,
       max(limits.arrivalRadius, speed * fixInterval * configuration.arrivalIntervalFraction))
     let passed = distanceAlong >= geometry.length - configuration.arrivalEndTolerance
-    if remaining <= radius || straight <= radius {
+    // A vehicle standing near the end is as far from it as its fixes' error may put it.
+    let reach =
+      speed < configuration.standingBelow
+      ? min(configuration.arrivalRadiusLimit, radius + lastAccuracy) : radius
+    if remaining <= reach || straight <= reach {
       arrivalEvidence += 1
     } else {
       arrivalEvidence = 0
