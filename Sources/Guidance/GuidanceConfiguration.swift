@@ -112,6 +112,24 @@ public struct GuidanceConfiguration: Sendable, Equatable {
   public var rejoinReach = 20_000.0
   public var rejoinBehind = 100.0
 
+  /// Metres of the route ahead of the match searched for a vehicle that met it again after
+  /// cutting across a part of it (turning round before a U-turn's tip, creeping across a small
+  /// loop; ``RouteShortcut``), and the consecutive fixes that must place it there: a car park's
+  /// or a block's loop is shorter; a longer part of the route is a road to guide the driver
+  /// along, and turning round that long before a U-turn's tip is a wrong way.
+  public var shortcutReach = 150.0
+  public var shortcutFixes = 2
+  /// Below `trustCourseAbove`, the course is the direction in which the fixes moved over the
+  /// last `movementDistance` metres, if they did within `movementSeconds` (over 6 m, a
+  /// receiver's slowly drifting error turns a course by a few degrees, not the half turn that
+  /// tells the way back from the way out).
+  ///
+  /// Only over a straight stretch: the directions of its two halves differ by at most
+  /// `movementStraightness` degrees (a chord across a corner is no course); never for a vehicle
+  /// standing.
+  public var movementDistance = 6.0
+  public var movementSeconds = 10.0
+  public var movementStraightness = 30.0
   // Speed, accuracy and timing of the receiver.
 
   /// Longest gap (seconds) between fixes used for speed and prediction: a longer one is a

@@ -69,10 +69,8 @@ public struct NavigationSession: Sendable {
   /// fix for which no new route can be had.
   public var guidesBack = true
   private var lastLateral = 0.0
-  /// Recent distances from the route, to tell a vehicle moving away from a steady bias.
-  private var laterals: [(time: Double, lateral: Double)] = []
-  /// Recent trusted courses, to tell a steady course from one turning or spinning.
-  private var courses: [(time: Double, course: Double)] = []
+  /// Recent distances from the route and courses: a departure, a receiver's bias, a corner.
+  private var deviation: DeviationModel
   /// Fixes discarded as glitches (farther from the last one than the vehicle can go).
   private(set) public var discardedFixes = 0
   private var discardStreak = 0
@@ -110,6 +108,7 @@ public struct NavigationSession: Sendable {
     self.route = shared.route
     self.geometry = RouteGeometry(route: shared.route, points: shared.points)
     self.matcher = RouteMatcher(geometry: geometry)
+    self.deviation = DeviationModel(configuration: configuration, geometry: geometry)
     self.configuration = configuration
     self.phrasing = phrasing
     self.detector = OffRouteDetector(configuration: configuration)
@@ -345,14 +344,18 @@ public struct NavigationSession: Sendable {
     discardStreak = 0
     let estimate = endReckoning()
     lastAccuracy = accuracy
+    // After a gap the vehicle went on at about the speed it had before (its peak, as dead
+    // reckoning takes it), whatever the speed of the fix that ends the gap.
+    let peak = speedPeak.speed
     updateSpeed(fix, point: point, dt: dt)
     speedPeak.note(speed, time: fix.time, span: configuration.reckonPeakSeconds)
+    let carried = dt > configuration.gpsLostAfter ? max(speed, peak) : speed
     let threshold = max(
       configuration.offRouteMinimumDistance, configuration.offRouteAccuracyFactor * accuracy)
     let trustedCourse =
       (fix.speed ?? speed) >= configuration.trustCourseAbove ? fix.course : nil
     let standing = speed < configuration.standingBelow
-    let steady = steadyCourse(trustedCourse, time: fix.time)
+    let steady = deviation.steadyCourse(trustedCourse, time: fix.time)
 
     switch phase {
     case .acquiring:
@@ -371,7 +374,8 @@ public struct NavigationSession: Sendable {
       followOnRoute(
         fix, point: point, course: trustedCourse,
         matchCourse: reacquired ? steady : trustedCourse,
-        dt: dt, accuracy: accuracy, threshold: threshold, standing: standing, into: &events)
+        dt: dt, carried: carried, accuracy: accuracy, threshold: threshold, standing: standing,
+        into: &events)
     }
     let previous = lastValidFix
     lastValidFix = fix
@@ -601,86 +605,6 @@ public struct NavigationSession: Sendable {
     return last.distance(to: point, exceeds: allowed)
   }
 
-  /// `course` when the recent courses agree with it (see `steadyCourseSpread`), else `nil`;
-  /// records it.
-  private mutating func steadyCourse(_ course: Double?, time: Double) -> Double? {
-    guard let course else {
-      courses.removeAll(keepingCapacity: true)
-      return nil
-    }
-    let span = configuration.steadyCourseSeconds
-    courses.removeAll { time - $0.time > span || $0.time > time }
-    courses.append((time, course))
-    guard let first = courses.first, time - first.time >= span / 2 else { return nil }
-    let spread = configuration.steadyCourseSpread
-    return courses.allSatisfy { bearingDifference($0.course, course) <= spread } ? course : nil
-  }
-
-  /// How `course` relates to the route around `s` metres: whether it is within
-  /// `deviationHeadingDegrees` of the bearings swept from `chordZone` before `s` to `chordZone`
-  /// after it (a corner of coarse geometry is rounded through all of them), and how far it has
-  /// turned from the bearing before.
-  private func courseAlongRoute(_ course: Double, at s: Double, segment: Int)
-    -> (follows: Bool, turned: Double)
-  {
-    let g = geometry
-    let here = g.bearings[segment]
-    let before = g.bearings[
-      g.segment(containing: max(0, s - configuration.chordZone), from: segment)]
-    let after = g.bearings[
-      g.segment(containing: min(g.length, s + configuration.chordZone), from: segment)]
-    let tolerance = configuration.deviationHeadingDegrees
-    let follows =
-      distance(of: course, toArcFrom: before, to: here) <= tolerance
-      || distance(of: course, toArcFrom: here, to: after) <= tolerance
-    return (follows, bearingDifference(course, before))
-  }
-
-  /// Degrees from `course` to the shorter arc of bearings from `a` to `b`.
-  private func distance(of course: Double, toArcFrom a: Double, to b: Double) -> Double {
-    func signed(_ x: Double) -> Double {
-      var d = (x).truncatingRemainder(dividingBy: 360)
-      if d > 180 { d -= 360 } else if d <= -180 { d += 360 }
-      return d
-    }
-    let sweep = signed(b - a)
-    let x = signed(course - a)
-    let inside = sweep >= 0 ? (x >= 0 && x <= sweep) : (x <= 0 && x >= sweep)
-    if inside { return 0 }
-    return min(bearingDifference(course, a), bearingDifference(course, b))
-  }
-
-  /// Whether a fix `lateral` metres from the route, beyond the off-route distance, is a
-  /// vehicle on the route all the same rather than one leaving it. Without a course nothing
-  /// tells them apart; with one, either
-  /// - it rounds the corner of a maneuver within `chordZone` (`nearManeuver`): its course
-  ///   sweeps the way the route turns, at least `cornerTurnDegrees` from the bearing before
-  ///   (a vehicle missing the turn keeps it), and it is within `cornerAllowance` of the chords;
-  /// - or it moves along the route at a steady offset (receiver bias): its course follows the
-  ///   route, its distance is not growing, and it is within `maximumBias`.
-  private func isBias(
-    lateral: Double, course: Double?, match: MatchCandidate, time: Double,
-    nearManeuver: Bool = false
-  ) -> Bool {
-    guard let course, lateral <= configuration.maximumBias else { return false }
-    let along = courseAlongRoute(course, at: match.s, segment: match.segment)
-    guard along.follows else { return false }
-    if nearManeuver && lateral <= configuration.cornerAllowance
-      && along.turned >= configuration.cornerTurnDegrees
-    {
-      return true
-    }
-    let before = laterals.last { $0.time <= time - configuration.deviationGrowthSeconds }
-    if let b = before, lateral - b.lateral >= configuration.deviationGrowth { return false }
-    return true
-  }
-
-  private mutating func noteLateral(_ lateral: Double, time: Double) {
-    let keep = configuration.deviationGrowthSeconds * 2
-    laterals.removeAll { time - $0.time > keep || $0.time > time }
-    if lateral.isFinite { laterals.append((time, lateral)) }
-  }
-
   private mutating func updateSpeed(_ fix: Fix, point: Coordinate, dt: Double) {
     if let v = fix.speed, v.isFinite, v >= 0 {
       speed = v
@@ -741,7 +665,7 @@ public struct NavigationSession: Sendable {
       best.map {
         $0.lateral <= threshold * configuration.onRouteHysteresis
           || ($0.s > 0
-            && isBias(lateral: $0.lateral, course: course, match: $0, time: fix.time))
+            && deviation.isBias(lateral: $0.lateral, course: course, match: $0, time: fix.time))
       } ?? false
     guard detector.observeReturn(close: close), let c = best else { return }
     phase = .onRoute
@@ -757,7 +681,9 @@ public struct NavigationSession: Sendable {
     }
   }
 
-  private func window(dt: Double, accuracy: Double) -> (back: Double, ahead: Double) {
+  private func window(dt: Double, speed: Double, accuracy: Double) -> (
+    back: Double, ahead: Double
+  ) {
     let c = configuration
     let v = max(speed, c.windowMinimumSpeed)
     let ahead =
@@ -774,17 +700,27 @@ public struct NavigationSession: Sendable {
 
   private mutating func followOnRoute(
     _ fix: Fix, point: Coordinate, course: Double?, matchCourse: Double?, dt: Double,
-    accuracy: Double,
+    carried: Double, accuracy: Double,
     threshold: Double, standing: Bool, into events: inout [NavigationEvent]
   ) {
-    let w = window(dt: dt, accuracy: accuracy)
-    let predicted = distanceAlong + speed * dt
+    let w = window(dt: dt, speed: carried, accuracy: accuracy)
+    let predicted = distanceAlong + carried * dt
     let query = MatchQuery(
       point: point, course: matchCourse,
       window: (distanceAlong - w.back)...(distanceAlong + w.ahead), predicted: predicted,
       sigmaLateral: max(configuration.minimumLateralSigma, accuracy),
-      sigmaAlong: configuration.alongSigma + configuration.alongSigmaTravel * speed * dt + accuracy)
-    let best = matcher.match(query, hint: segmentHint)
+      sigmaAlong: configuration.alongSigma + configuration.alongSigmaTravel * carried * dt
+        + accuracy)
+    var best = matcher.match(query, hint: segmentHint)
+    let moved = deviation.shortcut.note(point, time: fix.time, configuration: configuration)
+    if let cut = deviation.shortcut.look(
+      best: best, from: distanceAlong, hint: segmentHint, step: currentStep, point: point,
+      course: course ?? (standing ? nil : moved),
+      accuracy: accuracy, threshold: threshold, matcher: matcher, steps: route.steps,
+      configuration: configuration)
+    {
+      best = cut
+    }
     let lateral = best?.lateral ?? .infinity
     lastLateral = lateral
     // A vehicle that never yet moved along the route, with a fix before its start and within
@@ -799,18 +735,23 @@ public struct NavigationSession: Sendable {
     let nearest = min(
       abs(geometry.stepEnd[currentStep] - distanceAlong),
       abs(geometry.stepEnd[currentStep - 1] - distanceAlong))
+    // … for a vehicle at speed: one creeping, well below the slowest speed its mode's
+    // announcements assume (turning round, in a car park), covers few metres in the time the
+    // usual distance takes, and strays farther as it manoeuvres.
+    let creeping =
+      speed < configuration.limits(for: route.steps[currentStep].transportType).minimumSpeed / 2
     let limit =
-      nearest < configuration.maneuverZone
+      nearest < configuration.maneuverZone && !creeping
       ? max(
         configuration.offRouteNearManeuverDistance, configuration.offRouteAccuracyFactor * accuracy)
       : threshold
-    noteLateral(lateral, time: fix.time)
+    deviation.noteLateral(lateral, time: fix.time)
     // A steady offset along the route is the receiver's bias or the route's chord, not a
     // departure: progress goes on, and no evidence counts.
     let biased =
       lateral > limit
       && best.map {
-        isBias(
+        deviation.isBias(
           lateral: lateral, course: course, match: $0, time: fix.time,
           nearManeuver: nearest <= configuration.chordZone)
       } == true
@@ -870,14 +811,14 @@ public struct NavigationSession: Sendable {
       sigmaAlong: .infinity)
     let best = matcher.match(query, hint: segmentHint)
     lastLateral = best?.lateral ?? .infinity
-    noteLateral(lastLateral, time: fix.time)
+    deviation.noteLateral(lastLateral, time: fix.time)
     // Back well inside the off-route distance, or inside it at a steady offset along the
     // route (a canyon's bias does not end with the detour).
     let close =
       best.map {
         ($0.lateral <= threshold * cf.onRouteHysteresis
           || ($0.lateral <= threshold
-            && isBias(lateral: $0.lateral, course: course, match: $0, time: fix.time)))
+            && deviation.isBias(lateral: $0.lateral, course: course, match: $0, time: fix.time)))
           && ($0.headingError ?? 0) < cf.rejoinHeadingDegrees
       } ?? false
     guard detector.observeReturn(close: close), let c = best else { return }
@@ -957,7 +898,11 @@ public struct NavigationSession: Sendable {
       configuration.arrivalRadiusLimit,
       max(limits.arrivalRadius, speed * fixInterval * configuration.arrivalIntervalFraction))
     let passed = distanceAlong >= geometry.length - configuration.arrivalEndTolerance
-    if remaining <= radius || straight <= radius {
+    // A vehicle standing near the end is as far from it as its fixes' error may put it.
+    let reach =
+      speed < configuration.standingBelow
+      ? min(configuration.arrivalRadiusLimit, radius + lastAccuracy) : radius
+    if remaining <= reach || straight <= reach {
       arrivalEvidence += 1
     } else {
       arrivalEvidence = 0

@@ -14,7 +14,7 @@ struct OffRouteDetector: Sendable {
   private var evidence = 0
   private var since: Double?
   private var backward: WrongWayRule
-  private var returning = 0
+  private var returning = Streak()
   private var lastWarning: Double?
 
   init(configuration: GuidanceConfiguration, count: Int = 0) {
@@ -80,7 +80,7 @@ struct OffRouteDetector: Sendable {
     count += 1
     anchor = distanceAlong
     travel = travelledSince
-    returning = 0
+    returning.reset()
     suspend()
     if let last = lastWarning, time - last < configuration.offRouteAnnouncementInterval {
       return false
@@ -91,13 +91,26 @@ struct OffRouteDetector: Sendable {
 
   /// Weighs one fix off the route; returns whether the vehicle is back on it.
   mutating func observeReturn(close: Bool) -> Bool {
-    guard close else {
-      returning = 0
+    returning.observe(close, needed: configuration.onRouteFixes)
+  }
+}
+
+/// Fixes in a row that say the same thing: enough of them decide, one that does not starts
+/// the count again.
+struct Streak: Sendable, Equatable {
+  private(set) var count = 0
+
+  /// Counts one fix; returns true (and starts again) when `needed` in a row said `yes`.
+  mutating func observe(_ yes: Bool, needed: Int) -> Bool {
+    guard yes else {
+      count = 0
       return false
     }
-    returning += 1
-    guard returning >= configuration.onRouteFixes else { return false }
-    returning = 0
+    count += 1
+    guard count >= needed else { return false }
+    count = 0
     return true
   }
+
+  mutating func reset() { count = 0 }
 }

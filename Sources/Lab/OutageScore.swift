@@ -59,20 +59,34 @@ public struct OutageScore: Sendable {
     var dark = options
     dark.gaps.append(outage)
     let drive = DriveSimulator.drive(route, options: dark)
+    try self.init(
+      document: document, routeIndex: routeIndex, phrasing: phrasing, plain: plain.fixes,
+      dark: drive.fixes, truth: drive.truth,
+      outage: (options.start + outage.lowerBound)...(options.start + outage.upperBound))
+  }
+
+  /// Scores the fixes `dark`, which lack those of `outage` (fix-clock seconds), against the same
+  /// drive's fixes `plain` without the outage; `truth` says where the vehicle was (a simulator's,
+  /// or one derived from a recorded drive's fixes, ``RecordedDrive/truth()``).
+  public init(
+    document: RouteDocument, routeIndex: Int = 0, phrasing: any Phrasing, plain: [Fix],
+    dark: [Fix], truth: [TruthSample], outage absolute: ClosedRange<Double>
+  ) throws {
+    let route = try document.route(at: routeIndex)
     func replay(_ fixes: [Fix]) throws -> [NavigationEvent] {
       var s = try NavigationSession(document: document, routeIndex: routeIndex, phrasing: phrasing)
       return s.replay(fixes)
     }
-    let without = try replay(plain.fixes)
-    let events = try replay(drive.fixes)
+    let without = try replay(plain)
+    let events = try replay(dark)
     let geometry = RouteGeometry(route: route)
-    let truth = drive.truth
-    let start = options.start
+    let start = 0.0
+    let outage = absolute
     func truthAt(_ t: Double) -> TruthSample? { truth.last { $0.time <= t + 0.005 } }
     func reaching(_ s: Double) -> Double? {
       truth.first { $0.offset == 0 && $0.distanceAlong >= s - 0.01 }?.time
     }
-    let lastFix = drive.fixes.last { $0.isValid && $0.time < start + outage.lowerBound }
+    let lastFix = dark.last { $0.isValid && $0.time < start + outage.lowerBound }
     let before = lastFix.flatMap { truthAt($0.time) }
 
     // Prompts from estimates, against the same prompts without the outage.

@@ -224,3 +224,57 @@ extension RecordedDrive {
     return reader.feed(bytes) + reader.finish()
   }
 }
+
+extension RecordedDrive {
+  /// One outage cut out of a recorded drive, and how guidance went through it.
+  public struct Outage: Sendable {
+    /// Seconds after the drive's first fix, and how long.
+    public var at: Double
+    public var length: Double
+    /// The maneuver the outage was placed around (`nil`: placed by time alone).
+    public var maneuver: Int?
+    public var score: OutageScore
+  }
+
+  /// Outages of each of `lengths` seconds cut out of the drive (every fix inside becomes an
+  /// epoch without a fix, as a receiver in a tunnel reports): at `count` points spread evenly
+  /// over the drive, and around every maneuver, one ending halfway to it in time (the maneuver
+  /// inside the outage) and one ending 3 s before it (the maneuver right after), each scored
+  /// against the drive without it (``OutageScore``) with the truth derived from all the fixes.
+  public func outages(count: Int, lengths: [Double]) throws -> [Outage] {
+    let truth = try truth().truth
+    let valid = fixes.filter(\.isValid)
+    guard let first = valid.first?.time, let last = valid.last?.time else { return [] }
+    let geometry = RouteGeometry(route: try document.route(at: routeIndex))
+    var reached: [(Int, Double)] = []
+    for m in 1..<max(1, geometry.stepEnd.count - 1) {
+      if let t = truth.first(where: { $0.distanceAlong >= geometry.stepEnd[m] - 0.01 })?.time {
+        reached.append((m, t))
+      }
+    }
+    var out: [Outage] = []
+    for length in lengths {
+      // Not over the departure nor the arrival: 20 s of fixes before and after.
+      let earliest = first + 20
+      let latest = last - 20 - length
+      guard latest > earliest else { continue }
+      var starts: [(Double, Int?)] = []
+      for k in 0..<max(0, count) {
+        starts.append((earliest + (latest - earliest) * Double(k) / Double(max(1, count - 1)), nil))
+      }
+      for (m, t) in reached {
+        starts.append((t - length / 2, m))
+        starts.append((t - 3 - length, m))
+      }
+      for (at, maneuver) in starts where at >= earliest && at <= latest {
+        let window = at...(at + length)
+        let dark = fixes.map { f in window.contains(f.time) ? Fix.noFix(time: f.time) : f }
+        let score = try OutageScore(
+          document: document, routeIndex: routeIndex, phrasing: phrasing, plain: fixes,
+          dark: dark, truth: truth, outage: window)
+        out.append(Outage(at: at - first, length: length, maneuver: maneuver, score: score))
+      }
+    }
+    return out
+  }
+}

@@ -187,7 +187,10 @@ extension QualityScore {
     // Maneuvers: the final announcement before the point, its lead, an earlier announcement.
     var before = 0
     for m in 1..<max(1, last) {
-      guard let reached = reaching(geometry.stepEnd[m]) else { continue }
+      // A maneuver the vehicle cut across (turning round before it) was never driven.
+      guard let reached = reaching(geometry.stepEnd[m]), !drive.skips(geometry.stepEnd[m]) else {
+        continue
+      }
       maneuvers += 1
       let times = announcementTimes(m)
       guard let final = times.max() else {

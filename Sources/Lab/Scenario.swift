@@ -153,6 +153,16 @@ public struct Scenario: Sendable {
         turn: p["turn"]?.doubleValue ?? d.turn, radius: p["radius"]?.doubleValue ?? d.radius,
         speed: p["speed"]?.doubleValue ?? d.speed, circle: p["circle"]?.doubleValue ?? d.circle)
     }
+    for c in r["shortcuts"]?.arrayValue ?? [] {
+      guard let o2 = c.objectValue, let f = o2["from"]?.doubleValue, let t = o2["to"]?.doubleValue,
+        t > f
+      else { throw ScenarioError("\(dir): shortcuts are {from, to, speed, bulge} with to > from") }
+      let d = Shortcut(from: f, to: t)
+      o.shortcuts.append(
+        Shortcut(
+          from: f, to: t, speed: o2["speed"]?.doubleValue ?? d.speed,
+          bulge: o2["bulge"]?.doubleValue ?? d.bulge, via: o2["via"]?.doubleValue))
+    }
     if let d = r["deviation"]?.objectValue {
       o.deviation = Deviation(
         at: d["at"]?.doubleValue ?? 0, angle: d["angle"]?.doubleValue ?? 60,

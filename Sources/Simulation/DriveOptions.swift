@@ -17,6 +17,34 @@ public struct Deviation: Sendable, Equatable {
   }
 }
 
+/// A cut across the route, missing the part between two places on it.
+///
+/// At `from` metres along the route the vehicle leaves it and creeps at `speed` m/s along a
+/// smooth curve to the route at `to` metres (farther along), as real drives do that turn round in
+/// a car park before a U-turn's tip or cut across a small loop of the route after a stop. The
+/// curve leaves and meets the route tangent to it and bulges `bulge` metres (positive: right of
+/// the route's direction at `from`) to the side, so it can turn round where the two ends are one
+/// place. With `via`, it passes `bulge` metres beside the route at `via` metres instead, moving
+/// the route's way there (turning round, then creeping along beside the way back before meeting
+/// it).
+///
+/// The route is the path driven: the vehicle counts as on it throughout (as on a cut corner),
+/// at `from` until it meets the route again at `to`.
+public struct Shortcut: Sendable, Equatable {
+  public var from: Double
+  public var to: Double
+  public var speed: Double
+  public var bulge: Double
+  public var via: Double?
+  public init(from: Double, to: Double, speed: Double = 2, bulge: Double = 10, via: Double? = nil) {
+    self.from = from
+    self.to = to
+    self.speed = speed
+    self.bulge = bulge
+    self.via = via
+  }
+}
+
 /// How a kind of traveller moves: cruising speed, acceleration, braking and how much each
 /// change of direction slows it down.
 public enum SpeedProfile: String, Sendable, CaseIterable {
@@ -173,6 +201,8 @@ public struct DriveOptions: Sendable, Equatable {
   /// Whether steps whose notice mentions a tunnel ("Tunnel", "터널") lose the fix too.
   public var tunnels = true
   public var deviation: Deviation?
+  /// Cuts across the route (turning round before a U-turn's tip, across a small loop).
+  public var shortcuts: [Shortcut] = []
   /// Seconds standing at the start before moving, and at the end after arriving.
   public var settle: Double = 5
   public var dwell: Double = 5

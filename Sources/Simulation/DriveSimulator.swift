@@ -31,6 +31,14 @@ public struct SimulatedDrive: Sendable {
   public var sigmas: [Double]
   /// Stretches without a fix, metres along the route: the explicit dropouts and the tunnels.
   public var dropouts: [ClosedRange<Double>]
+  /// Stretches of the route the vehicle cut across (``Shortcut``), metres along it: the
+  /// maneuvers inside were never driven.
+  public var skipped: [ClosedRange<Double>] = []
+
+  /// Whether the maneuver at `s` metres along the route lies inside a stretch cut across.
+  public func skips(_ s: Double) -> Bool {
+    skipped.contains { $0.lowerBound < s && s < $0.upperBound }
+  }
 
   /// The drive as NMEA 0183 sentences (RMC, GGA, GSA and GST per epoch), CR LF terminated.
   public func nmea(talker: String = "GP", header: [String] = []) -> String {
@@ -163,6 +171,8 @@ public enum DriveSimulator {
     }
     if let p = options.pullOut { v = p.speed }
     var deviation = options.deviation
+    var shortcuts = options.shortcuts.filter { $0.to > $0.from }.sorted { $0.from < $1.from }
+    var skipped: [ClosedRange<Double>] = []
     var mode = path.mode(at: 0)
     while s < path.length {
       // Each step is travelled the way it says: walking at walking pace, driving at driving
@@ -189,6 +199,17 @@ public enum DriveSimulator {
         pendingStops.removeFirst()
         v = 0
         stand(stop.duration)
+      }
+      if let c = shortcuts.first, s >= c.from {
+        shortcuts.removeFirst()
+        skipped.append(s...max(s, c.to))
+        for p in cutAcross(c, path: path, step: max(0.1, c.speed) * dt) {
+          record(p.point, along: s, offset: 0, speed: c.speed, course: p.course)
+        }
+        s = min(path.length, c.to)
+        v = c.speed
+        record(path.drivenPoint(at: s), along: s, offset: 0, speed: v, course: path.course(at: s))
+        continue
       }
       // Speed limit from the turns ahead and the end of the route.
       var limit = cruise
@@ -227,7 +248,7 @@ public enum DriveSimulator {
     let (fixes, sigmas) = ReceiverModel.fixes(truth, options: options, rng: &rng)
     return SimulatedDrive(
       truth: truth, fixes: fixes, reportedSigma: classicSigma, sigmas: sigmas,
-      dropouts: dropouts)
+      dropouts: dropouts, skipped: skipped)
   }
 
   /// The positions and courses of a pull-out, one per epoch, from the car park up to (not
@@ -285,6 +306,67 @@ public enum DriveSimulator {
       out.append((point, v, normalizedBearing(course + sign * theta)))
       t += dt
     }
+    return out
+  }
+
+  /// The positions and courses of a ``Shortcut``, one every `step` metres.
+  ///
+  /// After its start and before its end: cubic Bézier curves tangent to the route where they
+  /// leave and meet it. Without `via`, one curve from the route at `from` to the route at `to`, its inner control
+  /// points pushed `bulge` metres to the side; with it, a curve to the point `bulge` metres
+  /// beside the route at `via` (moving the route's way there), then one on to `to`.
+  static func cutAcross(_ c: Shortcut, path: Path, step: Double) -> [(
+    point: Coordinate, course: Double
+  )] {
+    let a = path.point(at: c.from)
+    let b = path.point(at: c.to)
+    let ha = path.bearing(at: c.from)
+    let hb = path.bearing(at: c.to)
+    var curves: [(Coordinate, Coordinate, Coordinate, Coordinate)] = []
+    func curve(_ p: Coordinate, _ hp: Double, _ q: Coordinate, _ hq: Double, push: Double) {
+      let reach = max(4, p.distance(to: q) / 2, abs(push) / 2)
+      let side = normalizedBearing(hp + (push >= 0 ? 90 : -90))
+      let p1 = p.destination(distance: reach, bearing: hp)
+        .destination(distance: abs(push), bearing: side)
+      let p2 = q.destination(distance: reach, bearing: normalizedBearing(hq + 180))
+        .destination(distance: abs(push), bearing: side)
+      curves.append((p, p1, p2, q))
+    }
+    if let via = c.via {
+      let hm = path.bearing(at: via)
+      let m = path.point(at: via).destination(
+        distance: abs(c.bulge), bearing: normalizedBearing(hm + (c.bulge >= 0 ? 90 : -90)))
+      curve(a, ha, m, hm, push: 0)
+      curve(m, hm, b, hb, push: 0)
+    } else {
+      curve(a, ha, b, hb, push: c.bulge)
+    }
+    // Walk the curves in small parameter steps, keeping a point every `step` metres.
+    var out: [(point: Coordinate, course: Double)] = []
+    var last = a
+    var covered = 0.0
+    var next = step
+    let n = 2000
+    for (p0, p1, p2, p3) in curves {
+      for i in 1...n {
+        let u = Double(i) / Double(n)
+        let w = (
+          (1 - u) * (1 - u) * (1 - u), 3 * u * (1 - u) * (1 - u), 3 * u * u * (1 - u), u * u * u
+        )
+        let p = Coordinate(
+          latitude: w.0 * p0.latitude + w.1 * p1.latitude + w.2 * p2.latitude + w.3 * p3.latitude,
+          longitude: w.0 * p0.longitude + w.1 * p1.longitude + w.2 * p2.longitude + w.3
+            * p3.longitude)
+        covered += last.distance(to: p)
+        if covered >= next, covered < 1e9 {
+          out.append((p, last.bearing(to: p)))
+          next += step
+        }
+        last = p
+      }
+    }
+    // Not the route's own point at `to` (recorded after).
+    if let end = out.last, end.point.distance(to: b) < step / 2 { out.removeLast() }
     return out
   }
 

@@ -7,10 +7,12 @@ import POSIX
 import Phrasebook
 import RouteFiles
 import Routes
+import Simulation
 
 extension StepwiseTool {
   static let scoreDriveUsage = """
     usage: stepwise scenario score-drive ROUTE TRACK [--json] [--route-index N] [--locale L]
+                                         [--outages N [--outage-lengths S,S,...]]
 
     Replays a recorded drive through the pipeline the scenarios use and scores it against ROUTE,
     which must be the path driven (so any off-route is false). TRACK is an NMEA log, a gpsd
@@ -19,6 +21,16 @@ extension StepwiseTool {
     prompted, as its own announcement or the "then" of the one before, at least 2 s before it is
     reached; the departure said first; no off-route; arrival within 25 m); exits 1 on a
     shortfall. --json writes the details as one JSON object instead.
+
+    --outages N cuts GPS outages out of the track instead (every fix inside becomes an epoch
+    without a fix) of each of the --outage-lengths (default 10,20,30,45,60 s): at N points spread
+    over the drive, and around every maneuver (one with the maneuver inside it, one ending 3 s
+    before it), and scores each against the drive without it: every maneuver still prompted at
+    least 2 s before it, prompts made from an estimate at steady speed within 2 s of the schedule
+    without the outage, the position when fixes return within 5 % of the distance covered blind
+    (steady speed, not held at a maneuver), no backward jump over 10 m, no off-route (none in the
+    10 s after the return either). Prints a summary line and each cut that falls short; exits 1
+    when any does.
     """
 
   /// 2026-11-30T09:00:00Z: where the relative seconds of a CSV track start.
@@ -31,6 +43,8 @@ extension StepwiseTool {
       return 0
     }
     let json = args.flag("--json")
+    let outages = try args.integer("--outages", minimum: 1)
+    let lengths = try args.option("--outage-lengths").map(outageLengths) ?? [10, 20, 30, 45, 60]
     let common = try CommonOptions.parse(&args)
     let rest = try args.positionals()
     guard rest.count == 2 else { throw UsageError("scenario score-drive needs ROUTE and TRACK") }
@@ -41,9 +55,74 @@ extension StepwiseTool {
       document: document, routeIndex: common.routeIndex,
       phrasing: Phrasebook(language: language, units: common.units),
       fixes: try trackFixes(try readWholeFile(rest[1])))
+    if let n = outages {
+      return try outageCommand(drive, count: n, lengths: lengths, name: rest[1], out)
+    }
     let score = try drive.score(name: rest[1])
     out.line(json ? JSONWriter.string(.object(scoreObject(score))) : score.verdict)
     return score.violations().isEmpty ? 0 : 1
+  }
+
+  static func outageLengths(_ text: String) throws -> [Double] {
+    let values = text.split(separator: ",").map { Double($0) }
+    guard !values.isEmpty, values.allSatisfy({ ($0 ?? 0) >= 1 && ($0 ?? 0) <= 600 }) else {
+      throw UsageError("--outage-lengths takes seconds from 1 to 600, separated by commas")
+    }
+    return values.compactMap { $0 }
+  }
+
+  /// `score-drive --outages N`: cuts outages out of the drive and scores each.
+  static func outageCommand(
+    _ drive: RecordedDrive, count: Int, lengths: [Double], name: String, _ out: OutputSink
+  ) throws -> Int32 {
+    let cuts = try drive.outages(count: count, lengths: lengths)
+    var failing = 0
+    var compared = 0
+    var worstShift = 0.0
+    var returns = 0
+    var worstReturn = 0.0
+    var worstJump = 0.0
+    for c in cuts {
+      let s = c.score
+      var misses: [String] = []
+      if !s.unprompted.isEmpty {
+        misses.append("maneuvers \(s.unprompted) prompted under 2 s or never")
+      }
+      if s.falseOffRoute > 0 { misses.append("\(s.falseOffRoute) off-route") }
+      if s.offRouteAfterReturn > 0 { misses.append("off-route within 10 s of the return") }
+      if s.backwardJump > 10 {
+        misses.append("jumped \(NMEAWriter.fixed(s.backwardJump, 1)) m back")
+      }
+      worstJump = max(worstJump, s.backwardJump)
+      if let e = s.returnError, s.steady, !s.held, s.blindDistance > 0 {
+        returns += 1
+        worstReturn = max(worstReturn, e / s.blindDistance)
+        if e > 0.05 * s.blindDistance {
+          misses.append(
+            "\(NMEAWriter.fixed(e, 1)) m off after \(NMEAWriter.fixed(s.blindDistance, 0)) m blind")
+        }
+      }
+      for p in s.prompts where p.steady {
+        guard let shift = p.shift else { continue }
+        compared += 1
+        worstShift = max(worstShift, abs(shift))
+        if abs(shift) > 2 {
+          misses.append("\(p.id) \(NMEAWriter.fixed(shift, 1)) s off the schedule")
+        }
+      }
+      guard !misses.isEmpty else { continue }
+      failing += 1
+      let around = c.maneuver.map { " (maneuver \($0))" } ?? ""
+      out.line(
+        "  \(NMEAWriter.fixed(c.at, 0))+\(NMEAWriter.fixed(c.length, 0)) s\(around): "
+          + misses.joined(separator: "; "))
+    }
+    out.line(
+      "\(name): \(cuts.count) outages, \(failing) short; \(compared) prompts from estimates at steady "
+        + "speed, worst \(NMEAWriter.fixed(worstShift, 1)) s off the schedule; \(returns) returns at "
+        + "steady speed, worst \(NMEAWriter.fixed(100 * worstReturn, 1)) % of the distance blind; "
+        + "largest backward step \(NMEAWriter.fixed(worstJump, 1)) m")
+    return failing == 0 ? 0 : 1
   }
 
   /// The fixes of a whole track: a `t,lat,lon` CSV, a gpsd capture or NMEA.

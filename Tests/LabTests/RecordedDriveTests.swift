@@ -85,3 +85,34 @@ import Testing
     }
   }
 }
+
+/// The outage cutter of `score-drive --outages`: outages cut out of a recorded drive at points
+/// spread over it and around its maneuvers, each scored against the drive without it.
+@Suite struct RecordedOutageTests {
+  @Test func outagesAreCutAroundManeuversAndScored() throws {
+    let (scenario, fixes) = try RecordedDriveTests.recorded()
+    let drive = RecordedDrive(document: scenario.document, phrasing: Phrasebook(), fixes: fixes)
+    let cuts = try drive.outages(count: 3, lengths: [20])
+    let spread = cuts.filter { $0.maneuver == nil }
+    let around = cuts.filter { $0.maneuver != nil }
+    #expect(spread.count == 3)
+    // The maneuvers clear of the departure and the arrival get both cuts (one with the maneuver
+    // inside, one ending 3 s before it).
+    let maneuvers = scenario.document.routes[0].steps.count - 2
+    let placed = Set(around.compactMap(\.maneuver))
+    #expect(placed.count >= maneuvers / 2, "cuts around \(placed.sorted()) of \(maneuvers)")
+    #expect(placed.allSatisfy { (1...maneuvers).contains($0) })
+    for m in placed { #expect(around.filter { $0.maneuver == m }.count <= 2) }
+    for c in cuts {
+      #expect(c.length == 20)
+      #expect(c.at >= 20, "outage at \(c.at) s cuts into the departure")
+      let name = "outage at \(Int(c.at)) s"
+      let s = c.score
+      #expect(s.falseOffRoute == 0, "\(name): off-route")
+      #expect(s.backwardJump <= 10, "\(name): jumped \(s.backwardJump) m back")
+      #expect(s.unprompted.isEmpty, "\(name): maneuvers \(s.unprompted) prompted late or never")
+      // The cut made the receiver blind: the replay reported estimates for it.
+      #expect(s.blindDistance > 0, "\(name): nothing covered blind")
+    }
+  }
+}

@@ -63,6 +63,7 @@ import Testing
     need("gaps outside tunnels", recipes.contains { !$0.gaps.isEmpty })
     need("car-park start", recipes.contains { $0.pullOut != nil })
     need("coarse geometry", recipes.contains { $0.cornerCut > 0 })
+    need("a cut across the route", recipes.contains { !$0.shortcuts.isEmpty })
     #expect(missing.isEmpty, "missing: \(missing)")
     // Every scenario has a README line with attribution.
     for s in all {

@@ -92,11 +92,16 @@ import Testing
 
   /// Scenarios that miss a promise with one of the other seeds.
   ///
-  /// They missed it at the start of issue #35 (05a1bb0) as now: 15 m of noise keeps the Marais with multipath (seed 224) and the walk in
-  /// Vaduz (seed 331) from arriving, and the city-everything drive has one false off-route
-  /// (seed 142). Recorded as known issues until fixed; any other miss fails.
+  /// The Marais with 15 m of noise and 25 m multipath (seed 224): a jump stacked on the noise
+  /// puts the fixes 46-50 m off for four seconds, growing 16 m in 2 s along the route's
+  /// direction: a departure by every measure the fixes give. The city-everything drive (seed
+  /// 142): a 25 m canyon bias stacked on a corner cut by 22 m puts the fixes 34-37 m off
+  /// while rounding the corner, beyond the corner allowance (30 m). Recorded as known issues;
+  /// any other miss fails. (The walk in Vaduz with 15 m of noise, seed 331, and the Marais,
+  /// seed 224, no longer miss their arrival: a vehicle standing near the end arrives within
+  /// the arrival radius plus its fixes' accuracy.)
   static let knownMisses: Set<String> = [
-    "012-marais-noise15-multipath", "018-walk-vaduz-korean-noise15", "041-marais-city-everything",
+    "012-marais-noise15-multipath", "041-marais-city-everything",
   ]
 
   @Test(arguments: scenarios)

@@ -32,7 +32,9 @@ public enum GuidanceProperties {
     let steps = doc.routes[0].steps
     let announcements = events.compactMap { e in e.announcement.map { (e.time, $0) } }
     for m in 1..<steps.count {
-      guard let reached = timeReaching(g.stepEnd[m], in: drive) else { continue }
+      guard let reached = timeReaching(g.stepEnd[m], in: drive), !drive.skips(g.stepEnd[m]) else {
+        continue
+      }
       let own = announcements.filter {
         $0.1.step == m && [.prepare, .approach, .now].contains($0.1.kind)
       }

@@ -1,0 +1,103 @@
+import Geodesy
+
+/// What tells a vehicle leaving its route from one that only seems to: recent distances from
+/// the route and courses, weighed against a receiver's steady bias and the corners of coarse
+/// geometry, and the search for a vehicle that cut across a part of the route
+/// (``RouteShortcut``).
+///
+/// The session matches and decides; this model remembers the last few seconds it needs.
+struct DeviationModel: Sendable {
+  let configuration: GuidanceConfiguration
+  let geometry: RouteGeometry
+  /// Recent distances from the route, to tell a vehicle moving away from a steady bias.
+  private var laterals: [(time: Double, lateral: Double)] = []
+  /// Recent trusted courses, to tell a steady course from one turning or spinning.
+  private var courses: [(time: Double, course: Double)] = []
+  /// Finds the vehicle farther along after it cut across a part of the route.
+  var shortcut = RouteShortcut()
+
+  init(configuration: GuidanceConfiguration, geometry: RouteGeometry) {
+    self.configuration = configuration
+    self.geometry = geometry
+  }
+
+  /// `course` when the recent courses agree with it (see `steadyCourseSpread`), else `nil`;
+  /// records it.
+  mutating func steadyCourse(_ course: Double?, time: Double) -> Double? {
+    guard let course else {
+      courses.removeAll(keepingCapacity: true)
+      return nil
+    }
+    let span = configuration.steadyCourseSeconds
+    courses.removeAll { time - $0.time > span || $0.time > time }
+    courses.append((time, course))
+    guard let first = courses.first, time - first.time >= span / 2 else { return nil }
+    let spread = configuration.steadyCourseSpread
+    return courses.allSatisfy { bearingDifference($0.course, course) <= spread } ? course : nil
+  }
+
+  /// How `course` relates to the route around `s` metres: whether it is within
+  /// `deviationHeadingDegrees` of the bearings swept from `chordZone` before `s` to `chordZone`
+  /// after it (a corner of coarse geometry is rounded through all of them), and how far it has
+  /// turned from the bearing before.
+  func courseAlongRoute(_ course: Double, at s: Double, segment: Int)
+    -> (follows: Bool, turned: Double)
+  {
+    let g = geometry
+    let here = g.bearings[segment]
+    let before = g.bearings[
+      g.segment(containing: max(0, s - configuration.chordZone), from: segment)]
+    let after = g.bearings[
+      g.segment(containing: min(g.length, s + configuration.chordZone), from: segment)]
+    let tolerance = configuration.deviationHeadingDegrees
+    let follows =
+      distance(of: course, toArcFrom: before, to: here) <= tolerance
+      || distance(of: course, toArcFrom: here, to: after) <= tolerance
+    return (follows, bearingDifference(course, before))
+  }
+
+  /// Degrees from `course` to the shorter arc of bearings from `a` to `b`.
+  func distance(of course: Double, toArcFrom a: Double, to b: Double) -> Double {
+    func signed(_ x: Double) -> Double {
+      var d = (x).truncatingRemainder(dividingBy: 360)
+      if d > 180 { d -= 360 } else if d <= -180 { d += 360 }
+      return d
+    }
+    let sweep = signed(b - a)
+    let x = signed(course - a)
+    let inside = sweep >= 0 ? (x >= 0 && x <= sweep) : (x <= 0 && x >= sweep)
+    if inside { return 0 }
+    return min(bearingDifference(course, a), bearingDifference(course, b))
+  }
+
+  /// Whether a fix `lateral` metres from the route, beyond the off-route distance, is a
+  /// vehicle on the route all the same rather than one leaving it. Without a course nothing
+  /// tells them apart; with one, either
+  /// - it rounds the corner of a maneuver within `chordZone` (`nearManeuver`): its course
+  ///   sweeps the way the route turns, at least `cornerTurnDegrees` from the bearing before
+  ///   (a vehicle missing the turn keeps it), and it is within `cornerAllowance` of the chords;
+  /// - or it moves along the route at a steady offset (receiver bias): its course follows the
+  ///   route, its distance is not growing, and it is within `maximumBias`.
+  func isBias(
+    lateral: Double, course: Double?, match: MatchCandidate, time: Double,
+    nearManeuver: Bool = false
+  ) -> Bool {
+    guard let course, lateral <= configuration.maximumBias else { return false }
+    let along = courseAlongRoute(course, at: match.s, segment: match.segment)
+    guard along.follows else { return false }
+    if nearManeuver && lateral <= configuration.cornerAllowance
+      && along.turned >= configuration.cornerTurnDegrees
+    {
+      return true
+    }
+    let before = laterals.last { $0.time <= time - configuration.deviationGrowthSeconds }
+    if let b = before, lateral - b.lateral >= configuration.deviationGrowth { return false }
+    return true
+  }
+
+  mutating func noteLateral(_ lateral: Double, time: Double) {
+    let keep = configuration.deviationGrowthSeconds * 2
+    laterals.removeAll { time - $0.time > keep || $0.time > time }
+    if lateral.isFinite { laterals.append((time, lateral)) }
+  }
+}
