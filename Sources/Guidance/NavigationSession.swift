@@ -87,6 +87,8 @@ public struct NavigationSession: Sendable {
   var roadWatch: RoadWatch
   /// Over the limit or not, and what of it was said (`speed` announcements).
   var overspeed = OverspeedWatch()
+  /// The road objects ahead: announced (`ahead`) and published (`PROGRESS`'s `ahead`).
+  var ahead: AheadWatch
   /// The route's revision: 0 for the route guidance started with, n for the n-th route applied
   /// since (select, load, reload, reroute).
   var revision = 0
@@ -117,6 +119,7 @@ public struct NavigationSession: Sendable {
     self.scheduler = AnnouncementScheduler(
       route: route, geometry: geometry, configuration: configuration, phrasing: phrasing)
     self.roadWatch = RoadWatch(road: shared.route.road)
+    self.ahead = AheadWatch(road: shared.route.road, configuration: configuration)
   }
 
   /// The route's summary, as sent in the `ROUTE` event.
@@ -272,6 +275,8 @@ public struct NavigationSession: Sendable {
     if let t = snapshot.lastAnnouncementTime, let s = snapshot.lastAnnouncementStep {
       scheduler.lastAnnouncement = (t, s)
     }
+    ahead.resume(
+      at: distanceAlong, lead: configuration.limits(for: route.transportType).approachMaximum)
     gpsLost = snapshot.gpsLost
     gpsLossCount = max(0, snapshot.gpsLossCount)
     resumedThrough = snapshot.lastInputTime ?? snapshot.lastFixTime
@@ -385,6 +390,7 @@ public struct NavigationSession: Sendable {
       checkArrival(fix, point: point, into: &events)
       if !arrived { announcements(time: fix.time, position: distanceAlong, into: &events) }
       if !arrived { watchSpeed(fix, previous: previous, into: &events) }
+      if !arrived { watchAhead(time: fix.time, into: &events) }
     }
     if !arrived {
       events.append(NavigationEvent(time: fix.time, kind: .progress(progress(point, fix))))
@@ -1059,6 +1065,7 @@ public struct NavigationSession: Sendable {
       speed: fix.speed ?? speed,
       course: fix.course,
       discardedFixes: discardedFixes,
-      speedLimit: phase == .onRoute ? roadWatch.limit(at: distanceAlong) : nil)
+      speedLimit: phase == .onRoute ? roadWatch.limit(at: distanceAlong) : nil,
+      ahead: aheadList())
   }
 }
