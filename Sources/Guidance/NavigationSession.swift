@@ -540,6 +540,7 @@ public struct NavigationSession: Sendable {
       announcements(
         time: t, position: min(distanceAlong + early, geometry.stepEnd[currentStep]), speed: v,
         into: &events)
+      watchAhead(time: t, into: &events)
       let point = geometry.coordinate(at: distanceAlong, hint: segmentHint)
       let estimate = Fix(time: t, coordinate: point, speed: v, quality: .deadReckoning)
       events.append(NavigationEvent(time: t, kind: .progress(progress(point, estimate))))
