@@ -96,7 +96,7 @@ let package = Package(
       swiftSettings: swiftSettings),
     .target(
       name: "Client",
-      dependencies: ["Geodesy", "Guidance", "JSON", "Phrasebook", "POSIX", "Wire"],
+      dependencies: ["Geodesy", "Guidance", "JSON", "Phrasebook", "POSIX", "Routes", "Wire"],
       swiftSettings: swiftSettings),
 
     // Fleet uplink (docs/fleet.md): libmosquitto (system library), the MQTT client on

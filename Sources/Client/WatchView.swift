@@ -3,6 +3,7 @@ import Glibc
 import Guidance
 public import JSON
 public import Phrasebook
+import Routes
 public import Wire
 
 /// What `stepwise watch` shows: the live view redrawn on a terminal, and the plain lines written
@@ -33,7 +34,8 @@ public struct WatchView: Sendable {
   }
 
   /// The live view, at most `width` columns wide: route, instruction, distance to the maneuver,
-  /// progress bar, what is left, ETA, route and GPS state, the last announcement.
+  /// the maneuver's lanes, the speed limit and the next thing ahead, progress bar, what is
+  /// left, ETA, route and GPS state, the last announcement.
   public func screen(width: Int) -> [String] {
     let w = max(width, 20)
     guard state.guiding || state.route != nil else {
@@ -60,6 +62,20 @@ public struct WatchView: Sendable {
     if let numbered = state.progress, !state.arrived {
       let p = numbered.value
       lines.append("  in " + phrasebook.displayDistance(p.distanceToManeuver))
+      if let step = state.step, step < steps.count, let lanes = Self.lanes(steps[step]) {
+        lines.append("  lanes " + lanes)
+      }
+      var road: [String] = []
+      switch p.speedLimit {
+      case .limit(let value, let unit)?:
+        road.append("limit \(Int(value.rounded())) \(unit.rawValue)")
+      case .none?: road.append("no limit")
+      default: break
+      }
+      if let next = state.ahead?.first(where: { $0.end >= p.distanceAlong }) {
+        road.append(aheadLabel(next, along: p.distanceAlong))
+      }
+      if !road.isEmpty { lines.append("  " + road.joined(separator: " · ")) }
       let remaining = p.distanceRemaining
       let total = route?.distance ?? remaining
       let fraction = total > 0 ? min(max(1 - remaining / total, 0), 1) : 0
@@ -145,6 +161,37 @@ public struct WatchView: Sendable {
         .map { "\($0.key)=\(JSONWriter.string($0.value))" }.joined(separator: " ")
     }
     return "\(time) \(padded) \(body)".trimmingTrailingSpaces()
+  }
+
+  /// The lanes of a route step's object (`lanes` as in the native document), one arrow per
+  /// lane from left to right, the ones to use in brackets: "↑ ↑ [↗]"; `nil` without lanes.
+  static func lanes(_ step: JSONObject) -> String? {
+    guard let lanes = step["lanes"]?.arrayValue, !lanes.isEmpty else { return nil }
+    return lanes.map { lane in
+      let o = lane.objectValue
+      let first = o?["indications"]?.arrayValue?.first?.stringValue ?? "none"
+      let arrow =
+        switch first {
+        case "left", "sharp left": "←"
+        case "slight left", "merge to left": "↖"
+        case "right", "sharp right": "→"
+        case "slight right", "merge to right": "↗"
+        case "uturn": "↶"
+        default: "↑"
+        }
+      let use = o?["active"]?.boolValue ?? o?["valid"]?.boolValue ?? false
+      return use ? "[\(arrow)]" : " \(arrow) "
+    }.joined()
+  }
+
+  /// The next thing ahead: "tunnel 900 m in 450 m", "in the tunnel, 300 m left".
+  private func aheadLabel(_ o: RoadObject, along: Double) -> String {
+    let name = o.kind.rawValue
+    let size = o.isPoint ? "" : " " + phrasebook.displayDistance(o.length)
+    if o.start <= along {
+      return "in the \(name), " + phrasebook.displayDistance(o.end - along) + " left"
+    }
+    return "\(name)\(size) in " + phrasebook.displayDistance(o.start - along)
   }
 
   /// What the view says for a `reroute` state: the router asked, unreachable, or no road near.

@@ -37,6 +37,9 @@ public enum AnnouncementMessage: Sendable, Equatable {
   case returnToRoute(distance: Double, direction: ReturnDirection, turnAround: Bool)
   /// The vehicle is driving faster than the posted limit (`value` in `unit`) plus a tolerance.
   case overspeed(limit: Double, unit: SpeedLimit.Unit)
+  /// A road object `distance` metres ahead on the route; `length` (metres) for a stretch
+  /// ("In 500 meters, a tunnel of 2.3 kilometers.").
+  case ahead(RoadObject.Kind, distance: Double, length: Double?)
   /// No valid fix for a while.
   case gpsLost
   /// Valid fixes again after a loss.

@@ -109,16 +109,7 @@ struct AnnouncementScheduler: Sendable {
     uncertainty: Double, finalOnly: Bool
   ) -> DueAnnouncement? {
     guard m >= 1, m <= lastStep, !said[m].contains(.now) else { return nil }
-    // The step's fields are read in place: a copy of the `RouteStep` would retain and release
-    // each of its strings and arrays on every fix (perf: a quarter of this function's time).
-    let transportType = route.steps[m].transportType
-    let limits = configuration.limits(for: transportType)
-    // The planned average only speaks for steps travelled the route's main way (a walk to the
-    // car park must not be timed at driving speed).
-    let planned =
-      transportType == route.transportType
-      ? configuration.plannedSpeedFraction * plannedSpeed : 0
-    let v = max(speed, limits.minimumSpeed, planned)
+    let (limits, v) = timing(step: m, speed: speed)
     let d = max(0, geometry.stepEnd[m] - position)
     let margin =
       v * min(fixInterval, configuration.announcementIntervalLimit)
@@ -198,6 +189,42 @@ struct AnnouncementScheduler: Sendable {
         distance: d)
     }
     return nil
+  }
+
+  /// Metres before maneuver `m` at which its final prompt falls due at `speed`.
+  ///
+  /// Its lead, the time to say it and the margin of a fix interval of
+  /// `announcementIntervalLimit` seconds: what announcements of other kinds (`ahead`) keep
+  /// free.
+  mutating func finalLead(step m: Int, speed: Double) -> Double {
+    let (limits, v) = timing(step: m, speed: speed)
+    let kind: AnnouncementKind = m == lastStep ? .approach : .now
+    let then = thenInstructions(after: m, speed: v)
+    let message = AnnouncementMessage.maneuver(
+      instructions: route.steps[m].instructions,
+      distance: kind == .now ? nil : limits.approachMaximum, then: then,
+      road: road(at: m, kind: kind, then: then))
+    let margin =
+      v * configuration.announcementIntervalLimit * configuration.announcementMarginFraction
+    return leadDistance(kind, step: m, speed: v, limits: limits, saying: message) + margin
+  }
+
+  /// The limits of step `m`'s mode and the speed its announcements are timed at: the speed
+  /// driven, at least the mode's floor and the planned fraction of the route's average speed.
+  ///
+  /// The planned average only speaks for steps travelled the route's main way (a walk to the
+  /// car park must not be timed at driving speed). The step's fields are read in place: a copy
+  /// of the `RouteStep` would retain and release each of its strings and arrays on every fix
+  /// (perf: a quarter of `due`'s time).
+  func timing(step m: Int, speed: Double) -> (
+    limits: GuidanceConfiguration.ModeLimits, speed: Double
+  ) {
+    let transportType = route.steps[m].transportType
+    let limits = configuration.limits(for: transportType)
+    let planned =
+      transportType == route.transportType
+      ? configuration.plannedSpeedFraction * plannedSpeed : 0
+    return (limits, max(speed, limits.minimumSpeed, planned))
   }
 
   /// The lead of the "prepare" announcement at `speed` for a step travelled by `mode`, metres.

@@ -283,8 +283,52 @@ public struct GuidanceConfiguration: Sendable, Equatable {
   /// over this many seconds before the maneuver ahead's final announcement is due (its lead):
   /// a warning never talks over a maneuver's final prompt (it waits).
   public var speedWarningQuietSeconds = 6.0
+  /// The kinds of road object announced as the vehicle nears them (`ahead` announcements).
+  ///
+  /// Empty: none. Bridges are left out by default (in towns there is one every few hundred
+  /// metres and nothing to do about them), and so are speed cameras (warning of them is
+  /// against the law in some countries: Switzerland, France, Germany).
+  public var aheadKinds: Set<RoadObject.Kind> = [
+    .tunnel, .tollRoad, .tollBooth, .levelCrossing, .ferry, .border,
+  ]
+  /// Tunnels shorter than this (metres) are not announced: an underpass.
+  public var aheadTunnelMinimumLength = 100.0
+  /// An `ahead` announcement ends at least this many seconds before its object, or is not made
+  /// (never late).
+  public var aheadMinimumLeadSeconds = 5.0
+  /// No `ahead` announcement within this many seconds of a maneuver announcement, nor while it
+  /// would not end this many seconds before the maneuver ahead's final prompt falls due.
+  public var aheadQuietSeconds = 6.0
+  /// Objects of one kind whose start lies within this many metres of the previous one's end
+  /// are one object (routers split a tunnel or a toll road at every intersection in it).
+  public var aheadMergeGap = 10.0
+  /// The objects `PROGRESS`'s `ahead` lists at most.
+  public var aheadListLength = 3
 
   public init() {}
+
+  /// The `--ahead` names of road-object kinds, and the kinds each stands for.
+  public static let aheadNames: [(name: String, kinds: [RoadObject.Kind])] = [
+    ("tunnel", [.tunnel]), ("bridge", [.bridge]), ("toll", [.tollRoad, .tollBooth]),
+    ("crossing", [.levelCrossing]), ("ferry", [.ferry]), ("border", [.border]),
+    ("camera", [.speedCamera]),
+  ]
+
+  /// The kinds a comma-separated list of ``aheadNames`` names ("tunnel,toll"), or an error
+  /// naming the first word that is none of them.
+  public static func aheadKinds(parsing list: String) -> Result<
+    Set<RoadObject.Kind>, AheadKindError
+  > {
+    var kinds: Set<RoadObject.Kind> = []
+    for word in list.split(separator: ",", omittingEmptySubsequences: false) {
+      let name = word.filter { !$0.isWhitespace }
+      guard let entry = aheadNames.first(where: { $0.name == name }) else {
+        return .failure(AheadKindError(word: name))
+      }
+      kinds.formUnion(entry.kinds)
+    }
+    return .success(kinds)
+  }
 
   /// Per-mode distance limits of the announcement tiers, in metres, and the slowest speed assumed.
   public struct ModeLimits: Sendable, Equatable {
@@ -317,5 +361,14 @@ public struct GuidanceConfiguration: Sendable, Equatable {
         minimumSpeed: 1.2, prepareMinimum: 100, prepareMaximum: 250, approachMinimum: 30,
         approachMaximum: 80, nowMinimum: 8, arrivalRadius: 10, continueMinimum: 500)
     }
+  }
+}
+
+/// A word of an `--ahead` list that names no kind of road object.
+public struct AheadKindError: Error, Sendable, Equatable, CustomStringConvertible {
+  public var word: String
+  public var description: String {
+    "unknown kind \"\(word)\" in --ahead (known: "
+      + GuidanceConfiguration.aheadNames.map(\.name).joined(separator: ", ") + ")"
   }
 }

@@ -11,6 +11,8 @@ public enum AnnouncementKind: String, Sendable, Hashable, CaseIterable {
   case gps, reroute, `return`
   /// Over the speed limit.
   case speed
+  /// A road object on the route ahead (a tunnel, a toll, a level crossing).
+  case ahead
 }
 
 /// Something to say, with the step it belongs to.
@@ -108,12 +110,17 @@ public struct Progress: Sendable, Equatable {
   /// ``SpeedLimit/none``; `nil` where the route has no limit data, the router did not know, or
   /// the vehicle is not on the route.
   public var speedLimit: SpeedLimit?
+  /// What lies ahead on the route, when it changed with this fix (and with the first of a
+  /// route that has any): the next few road objects whose end is not behind the vehicle, in
+  /// order of start, `start` and `end` in metres along the route (as `distanceAlong`); `nil`
+  /// when unchanged.
+  public var ahead: [RoadObject]?
 
   public init(
     step: Int, distanceToManeuver: Double, distanceRemaining: Double, timeRemaining: Double,
     distanceAlong: Double, onRoute: Bool, raw: Coordinate, matched: Coordinate,
     distanceFromRoute: Double, speed: Double?, course: Double?, discardedFixes: Int = 0,
-    speedLimit: SpeedLimit? = nil
+    speedLimit: SpeedLimit? = nil, ahead: [RoadObject]? = nil
   ) {
     self.step = step
     self.distanceToManeuver = distanceToManeuver
@@ -128,6 +135,7 @@ public struct Progress: Sendable, Equatable {
     self.course = course
     self.discardedFixes = discardedFixes
     self.speedLimit = speedLimit
+    self.ahead = ahead
   }
 }
 

@@ -35,7 +35,8 @@ extension NavigationSession {
   /// `reroute`, "New route. In 200 meters, turn right onto …") when `announce` is true. A
   /// maneuver already announced on this route is not announced again from the same tier: the
   /// announcements made for it carry over to the same physical maneuver on the new route (within
-  /// ``sameManeuverDistance`` metres, with the same instructions).
+  /// ``sameManeuverDistance`` metres, with the same instructions), and a road object said
+  /// (`ahead`) is not said again (the same kind within ``sameObjectDistance`` metres).
   public func rerouted(onto document: RouteDocument, revision: Int, announce: Bool)
     throws(RouteDocumentError) -> NavigationSession
   {
@@ -61,6 +62,9 @@ extension NavigationSession {
         break
       }
     }
+    // An object said on this route is not said again on the new one.
+    next.ahead.carryOver(
+      from: ahead, oldGeometry: geometry, geometry: next.geometry, within: Self.sameObjectDistance)
     return next
   }
 

@@ -85,6 +85,8 @@ public struct NavigationSession: Sendable {
   var roadWatch: RoadWatch
   /// Over the limit or not, and what of it was said (`speed` announcements).
   var overspeed = OverspeedWatch()
+  /// The road objects ahead: announced (`ahead`) and published (`PROGRESS`'s `ahead`).
+  var ahead: AheadWatch
   /// The route's revision: 0 for the route guidance started with, n for the n-th route applied
   /// since (select, load, reload, reroute).
   var revision = 0
@@ -116,6 +118,7 @@ public struct NavigationSession: Sendable {
     self.scheduler = AnnouncementScheduler(
       route: route, geometry: geometry, configuration: configuration, phrasing: phrasing)
     self.roadWatch = RoadWatch(road: shared.route.road)
+    self.ahead = AheadWatch(road: shared.route.road, configuration: configuration)
   }
 
   /// The route's summary, as sent in the `ROUTE` event.
@@ -271,6 +274,8 @@ public struct NavigationSession: Sendable {
     if let t = snapshot.lastAnnouncementTime, let s = snapshot.lastAnnouncementStep {
       scheduler.lastAnnouncement = (t, s)
     }
+    ahead.resume(
+      at: distanceAlong, lead: configuration.limits(for: route.transportType).approachMaximum)
     gpsLost = snapshot.gpsLost
     gpsLossCount = max(0, snapshot.gpsLossCount)
     resumedThrough = snapshot.lastInputTime ?? snapshot.lastFixTime
@@ -389,6 +394,7 @@ public struct NavigationSession: Sendable {
       checkArrival(fix, point: point, into: &events)
       if !arrived { announcements(time: fix.time, position: distanceAlong, into: &events) }
       if !arrived { watchSpeed(fix, previous: previous, into: &events) }
+      if !arrived { watchAhead(time: fix.time, into: &events) }
     }
     if !arrived {
       events.append(NavigationEvent(time: fix.time, kind: .progress(progress(point, fix))))
@@ -543,6 +549,7 @@ public struct NavigationSession: Sendable {
       announcements(
         time: t, position: min(distanceAlong + early, geometry.stepEnd[currentStep]), speed: v,
         into: &events)
+      watchAhead(time: t, into: &events)
       let point = geometry.coordinate(at: distanceAlong, hint: segmentHint)
       let estimate = Fix(time: t, coordinate: point, speed: v, quality: .deadReckoning)
       events.append(NavigationEvent(time: t, kind: .progress(progress(point, estimate))))
@@ -1009,6 +1016,7 @@ public struct NavigationSession: Sendable {
       speed: fix.speed ?? speed,
       course: fix.course,
       discardedFixes: discardedFixes,
-      speedLimit: phase == .onRoute ? roadWatch.limit(at: distanceAlong) : nil)
+      speedLimit: phase == .onRoute ? roadWatch.limit(at: distanceAlong) : nil,
+      ahead: aheadList())
   }
 }

@@ -91,6 +91,7 @@ public struct RunPicture: Sendable {
         "points=\"\(path(pts))\"><title>step \(i): \(xml(route.steps[i].instructions))</title></polyline>\n"
     }
     o += "</g>\n"
+    o += road(g, p)
     // Dropouts: the stretches of the route (or of the track) without a fix.
     o +=
       "<g id=\"dropouts\" fill=\"none\" stroke=\"#000000\" stroke-width=\"9\" stroke-opacity=\"0.25\" stroke-dasharray=\"6 4\">\n"
@@ -202,40 +203,79 @@ public struct RunPicture: Sendable {
     return out
   }
 
+  /// The road along the route, when the route carries it: each road object (a stretch as a
+  /// thick brown line, a point as a brown square, its kind, length and name in its title) and
+  /// each speed limit where its span starts (a red-ringed sign with the value).
+  private func road(_ g: RouteGeometry, _ p: LocalProjection) -> String {
+    let road = route.road
+    guard !road.objects.isEmpty || !road.speedLimits.isEmpty else { return "" }
+    var o = "<g id=\"road\">\n"
+    for object in road.objects {
+      let title = xml(
+        object.kind.rawValue + (object.isPoint ? "" : " \(Int(object.length.rounded())) m")
+          + (object.name.map { " (\($0))" } ?? ""))
+      if object.isPoint {
+        let c = p.point(g.coordinate(at: object.start))
+        o +=
+          "<rect class=\"road-object\" x=\"\(n(c.x - 5))\" y=\"\(n(c.y - 5))\" width=\"10\" height=\"10\" fill=\"#8c564b\"><title>\(title)</title></rect>\n"
+      } else {
+        let step = max(5, object.length / 60)
+        let pts = stride(from: object.start, through: object.end, by: step).map {
+          p.point(g.coordinate(at: $0))
+        }
+        o +=
+          "<polyline class=\"road-object\" fill=\"none\" stroke=\"#8c564b\" stroke-width=\"11\" stroke-opacity=\"0.35\" points=\"\(path(pts))\"><title>\(title)</title></polyline>\n"
+      }
+    }
+    for span in road.speedLimits {
+      let label: String
+      switch span.limit {
+      case .limit(let v, _): label = String(Int(v.rounded()))
+      case .none: label = "–"
+      case .unknown: continue
+      }
+      let c = p.point(g.coordinate(at: span.start))
+      o +=
+        "<g class=\"speed-limit\" transform=\"translate(\(n(c.x + 12)) \(n(c.y - 12)))\"><circle r=\"9\" fill=\"#ffffff\" stroke=\"#d62728\" stroke-width=\"2.5\"/><text text-anchor=\"middle\" y=\"3.5\" font-size=\"9\">\(label)</text></g>\n"
+    }
+    return o + "</g>\n"
+  }
+
   private func legend() -> String {
-    let items: [(String, String)] = [
-      (
-        "<line x1=\"0\" y1=\"0\" x2=\"22\" y2=\"0\" stroke=\"#1f77b4\" stroke-width=\"5\" stroke-opacity=\"0.55\"/>"
-          + "<line x1=\"11\" y1=\"0\" x2=\"22\" y2=\"0\" stroke=\"#ff7f0e\" stroke-width=\"5\" stroke-opacity=\"0.55\"/>",
-        "route, steps in alternating colours"
-      ),
-      (
-        "<circle cx=\"11\" cy=\"0\" r=\"7\" fill=\"#ffffff\" stroke=\"#000000\"/>",
-        "maneuver point (step number)"
-      ),
-      ("<circle cx=\"11\" cy=\"0\" r=\"2\" fill=\"#555555\"/>", "raw fix"),
-      (
-        "<line x1=\"0\" y1=\"0\" x2=\"22\" y2=\"0\" stroke=\"#2ca02c\" stroke-width=\"1.5\"/>",
-        "matched position"
-      ),
-      (
-        "<line x1=\"0\" y1=\"0\" x2=\"22\" y2=\"0\" stroke=\"#000000\" stroke-width=\"0.8\" stroke-opacity=\"0.7\"/>",
-        "true track (simulated)"
-      ),
-      (
-        "<line x1=\"0\" y1=\"0\" x2=\"22\" y2=\"0\" stroke=\"#e377c2\" stroke-width=\"4\"/>",
-        "off route"
-      ),
-      (
-        "<line x1=\"0\" y1=\"0\" x2=\"22\" y2=\"0\" stroke=\"#000000\" stroke-opacity=\"0.25\" stroke-width=\"9\" stroke-dasharray=\"6 4\"/>",
-        "no fix (dropout)"
-      ),
-      ("<path d=\"M 11 0 l 5 -9 l -10 0 z\" fill=\"#9467bd\"/>", "announcement: prepare"),
-      ("<path d=\"M 11 0 l 5 -9 l -10 0 z\" fill=\"#17becf\"/>", "announcement: approach"),
-      ("<path d=\"M 11 0 l 5 -9 l -10 0 z\" fill=\"#d62728\"/>", "announcement: now"),
-      ("<path d=\"M 11 0 l 5 -9 l -10 0 z\" fill=\"#2ca02c\"/>", "arrival, waypoint"),
-      ("<path d=\"M 11 0 l 5 -9 l -10 0 z\" fill=\"#7f7f7f\"/>", "other announcement"),
-    ]
+    let items: [(String, String)] =
+      [
+        (
+          "<line x1=\"0\" y1=\"0\" x2=\"22\" y2=\"0\" stroke=\"#1f77b4\" stroke-width=\"5\" stroke-opacity=\"0.55\"/>"
+            + "<line x1=\"11\" y1=\"0\" x2=\"22\" y2=\"0\" stroke=\"#ff7f0e\" stroke-width=\"5\" stroke-opacity=\"0.55\"/>",
+          "route, steps in alternating colours"
+        ),
+        (
+          "<circle cx=\"11\" cy=\"0\" r=\"7\" fill=\"#ffffff\" stroke=\"#000000\"/>",
+          "maneuver point (step number)"
+        ),
+        ("<circle cx=\"11\" cy=\"0\" r=\"2\" fill=\"#555555\"/>", "raw fix"),
+        (
+          "<line x1=\"0\" y1=\"0\" x2=\"22\" y2=\"0\" stroke=\"#2ca02c\" stroke-width=\"1.5\"/>",
+          "matched position"
+        ),
+        (
+          "<line x1=\"0\" y1=\"0\" x2=\"22\" y2=\"0\" stroke=\"#000000\" stroke-width=\"0.8\" stroke-opacity=\"0.7\"/>",
+          "true track (simulated)"
+        ),
+        (
+          "<line x1=\"0\" y1=\"0\" x2=\"22\" y2=\"0\" stroke=\"#e377c2\" stroke-width=\"4\"/>",
+          "off route"
+        ),
+        (
+          "<line x1=\"0\" y1=\"0\" x2=\"22\" y2=\"0\" stroke=\"#000000\" stroke-opacity=\"0.25\" stroke-width=\"9\" stroke-dasharray=\"6 4\"/>",
+          "no fix (dropout)"
+        ),
+        ("<path d=\"M 11 0 l 5 -9 l -10 0 z\" fill=\"#9467bd\"/>", "announcement: prepare"),
+        ("<path d=\"M 11 0 l 5 -9 l -10 0 z\" fill=\"#17becf\"/>", "announcement: approach"),
+        ("<path d=\"M 11 0 l 5 -9 l -10 0 z\" fill=\"#d62728\"/>", "announcement: now"),
+        ("<path d=\"M 11 0 l 5 -9 l -10 0 z\" fill=\"#2ca02c\"/>", "arrival, waypoint"),
+        ("<path d=\"M 11 0 l 5 -9 l -10 0 z\" fill=\"#7f7f7f\"/>", "other announcement"),
+      ] + (route.road.objects.isEmpty && route.road.speedLimits.isEmpty ? [] : Self.roadLegend)
     let x = Self.width - Self.legendWidth + 10
     var o = "<g id=\"legend\" transform=\"translate(\(n(x)) 40)\">\n"
     o +=
@@ -247,6 +287,19 @@ public struct RunPicture: Sendable {
     o += "</g>\n"
     return o
   }
+
+  /// The legend's lines for the road, on routes that carry it.
+  static let roadLegend: [(String, String)] = [
+    (
+      "<line x1=\"0\" y1=\"0\" x2=\"22\" y2=\"0\" stroke=\"#8c564b\" stroke-width=\"11\" stroke-opacity=\"0.35\"/>"
+        + "<rect x=\"6\" y=\"-5\" width=\"10\" height=\"10\" fill=\"#8c564b\"/>",
+      "road object: tunnel, toll… / point"
+    ),
+    (
+      "<circle cx=\"11\" cy=\"0\" r=\"8\" fill=\"#ffffff\" stroke=\"#d62728\" stroke-width=\"2.5\"/>",
+      "speed limit from here"
+    ),
+  ]
 
   private func scaleBar(_ p: LocalProjection) -> String {
     // A round length near a fifth of the width.

@@ -154,10 +154,61 @@ extension Phrasebook {
     case .overspeed(let limit, let unit):
       let per = unit == .milesPerHour ? "miles per hour" : "kilometers per hour"
       return "You are over the speed limit of \(spokenLimit(limit)) \(per)."
+    case .ahead(let kind, let distance, let length):
+      return "In \(spokenDistance(distance)), \(englishObject(kind, length: length))."
     case .gpsLost:
       return "GPS signal lost."
     case .gpsAcquired:
       return "GPS signal restored."
+    }
+  }
+}
+
+extension Phrasebook {
+  /// A length as a voice says it: as ``spokenDistance(_:)``, but from 1 km to the tenth of a
+  /// kilometre ("2.3 kilometers"): a tunnel's length is a fact about it, not a lead that
+  /// shrinks as the vehicle nears (miles are said to the tenth up to 3 already).
+  func spokenLength(_ metres: Double) -> String {
+    let m = sanitized(metres)
+    guard units == .metric, m >= 1000, m < 100_000 else { return spokenDistance(m) }
+    let t = Int((m / 100).rounded())
+    switch language {
+    case .en: return "\(spokenDecimal(tenths: t)) kilometer\(t == 10 ? "" : "s")"
+    case .ko: return "\(spokenDecimal(tenths: t))킬로미터"
+    }
+  }
+
+  /// A road object ahead as English says it after "In 500 meters, ": "a tunnel of 2.3
+  /// kilometers", "the toll road begins", "a level crossing".
+  func englishObject(_ kind: RoadObject.Kind, length: Double?) -> String {
+    let of = length.map { $0 > 0 ? " of \(spokenLength($0))" : "" } ?? ""
+    switch kind {
+    case .tunnel: return "a tunnel\(of)"
+    case .bridge: return "a bridge\(of)"
+    case .tollRoad: return "the toll road begins"
+    case .tollBooth: return "a toll booth"
+    case .ferry: return "a ferry crossing"
+    case .border: return "a border crossing"
+    case .levelCrossing: return "a level crossing"
+    case .speedCamera: return "a speed camera"
+    }
+  }
+
+  /// A road object ahead in Korean, `at` being the spoken distance: "500미터 앞에 길이
+  /// 2.3킬로미터의 터널이 있습니다.", "500미터 앞에서 유료 도로가 시작됩니다.", as Korean
+  /// navigation voices say what lies ahead (있습니다 for what is there, 시작됩니다 for a stretch
+  /// that begins); the names end so that 이/가 and 의 fit as written.
+  func koreanObject(_ kind: RoadObject.Kind, at: String, length: Double?) -> String {
+    let of = length.map { $0 > 0 ? "길이 \(spokenLength($0))의 " : "" } ?? ""
+    switch kind {
+    case .tunnel: return "\(at) 앞에 \(of)터널이 있습니다."
+    case .bridge: return "\(at) 앞에 \(of)다리가 있습니다."
+    case .tollRoad: return "\(at) 앞에서 유료 도로가 시작됩니다."
+    case .tollBooth: return "\(at) 앞에 요금소가 있습니다."
+    case .ferry: return "\(at) 앞에 페리 구간이 있습니다."
+    case .border: return "\(at) 앞에 국경이 있습니다."
+    case .levelCrossing: return "\(at) 앞에 철도 건널목이 있습니다."
+    case .speedCamera: return "\(at) 앞에 과속 단속 카메라가 있습니다."
     }
   }
 }
@@ -308,6 +359,8 @@ extension Phrasebook {
       // 킬로미터를, 마일을: the object particle after the unit's last syllable.
       let per = unit == .milesPerHour ? "마일을" : "킬로미터를"
       return "제한 속도 시속 \(spokenLimit(limit))\(per) 초과했습니다."
+    case .ahead(let kind, let distance, let length):
+      return koreanObject(kind, at: spokenDistance(distance), length: length)
     case .gpsLost:
       return "GPS 신호가 끊겼습니다."
     case .gpsAcquired:

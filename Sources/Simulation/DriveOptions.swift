@@ -198,7 +198,8 @@ public struct DriveOptions: Sendable, Equatable {
   public var start: Double = 1_714_550_400
   /// Stretches without a fix (a tunnel), metres along the route.
   public var dropouts: [ClosedRange<Double>] = []
-  /// Whether steps whose notice mentions a tunnel ("Tunnel", "터널") lose the fix too.
+  /// Whether tunnels lose the fix too: the route's tunnel road objects over their span, or
+  /// without any, the steps whose notice mentions a tunnel ("Tunnel", "터널").
   public var tunnels = true
   public var deviation: Deviation?
   /// Cuts across the route (turning round before a U-turn's tip, across a small loop).

@@ -384,8 +384,11 @@ public enum DriveSimulator {
     return n.contains("tunnel") || n.contains("터널")
   }
 
-  /// The stretches of `route` (metres along it) whose step notice mentions a tunnel.
+  /// The stretches of `route` (metres along it) in a tunnel: its tunnel road objects when it
+  /// has any (their own span), else the steps whose notice mentions a tunnel (the whole step).
   static func tunnelStretches(_ route: Route, path: Path) -> [ClosedRange<Double>] {
+    let tunnels = route.road.objects.filter { $0.kind == .tunnel && $0.end > $0.start }
+    if !tunnels.isEmpty { return tunnels.map { $0.start...$0.end } }
     var out: [ClosedRange<Double>] = []
     for (i, step) in route.steps.enumerated() where i > 0 && mentionsTunnel(step.notice) {
       let from = path.stepEnds[i - 1].at

@@ -101,6 +101,10 @@ enum EventLineWriter {
       case .none?: stringMember("speedLimit", "none", into: &out)
       case .unknown?, nil: break
       }
+      if let ahead = p.ahead {
+        key("ahead", into: &out)
+        out.append(contentsOf: JSONWriter.string(aheadValue(ahead)).utf8)
+      }
     case .offRoute(let d, let reason):
       head(.offRoute, event.time, seq, into: &out)
       numberMember("distance", d, scale: 10, into: &out)
@@ -134,6 +138,37 @@ enum EventLineWriter {
     if let sign = o["sign"] {
       key("sign", into: &out)
       out.append(contentsOf: JSONWriter.string(sign).utf8)
+    }
+  }
+
+  /// `PROGRESS`'s `ahead`, made as a tree: it is rare (with the first fix of a route and as
+  /// each object is passed).
+  ///
+  /// Each object's `type`, `start` (metres along the route, as `distanceAlong`), `length` for
+  /// a stretch and `name` when it has one.
+  static func aheadValue(_ objects: [RoadObject]) -> JSONValue {
+    .array(
+      objects.map { r in
+        var o = JSONObject()
+        o.append("type", .string(r.kind.rawValue))
+        o.append("start", .number((r.start * 10).rounded() / 10))
+        if !r.isPoint { o.append("length", .number((r.length * 10).rounded() / 10)) }
+        if let name = r.name { o.append("name", .string(name)) }
+        return .object(o)
+      })
+  }
+
+  /// Reads `PROGRESS`'s (or `STATE`'s) `ahead` back; `nil` when it is not an array of
+  /// objects of known types with a `start`, which are skipped.
+  static func ahead(_ value: JSONValue?) -> [RoadObject]? {
+    guard case .array(let items)? = value else { return nil }
+    return items.compactMap { item in
+      guard let o = item.objectValue, let type = o["type"]?.stringValue,
+        let kind = RoadObject.Kind(rawValue: type), let start = o["start"]?.doubleValue,
+        start.isFinite
+      else { return nil }
+      let length = o["length"]?.doubleValue.flatMap { $0.isFinite && $0 > 0 ? $0 : nil } ?? 0
+      return RoadObject(kind, start: start, end: start + length, name: o["name"]?.stringValue)
     }
   }
 

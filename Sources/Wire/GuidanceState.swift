@@ -1,6 +1,7 @@
 import Geodesy
 public import Guidance
 public import JSON
+public import Routes
 
 /// The state of guidance as far as the event stream tells it: what a `STATE` object carries.
 ///
@@ -31,6 +32,9 @@ public struct GuidanceState: Sendable, Equatable {
   public var progress: Numbered<Progress>?
   /// The last `ANNOUNCE` of the current guidance.
   public var announce: Numbered<Announcement>?
+  /// What lies ahead on the route, from the last `PROGRESS` that carried `ahead` (each
+  /// object's `start` in metres along the route); `nil` before one did.
+  public var ahead: [RoadObject]?
   /// The step being travelled, from `STEP` and `PROGRESS`.
   public var step: Int?
   /// `false` between `OFFROUTE` and `ONROUTE`; `nil` before the first fix.
@@ -70,6 +74,7 @@ public struct GuidanceState: Sendable, Equatable {
       case .progress(let p):
         guiding = true
         progress = Numbered(seq: seq, time: e.time, value: p)
+        if let a = p.ahead { ahead = a }
         step = p.step
         onRoute = p.onRoute
         gps = .acquired
@@ -96,6 +101,7 @@ public struct GuidanceState: Sendable, Equatable {
     route = nil
     progress = nil
     announce = nil
+    ahead = nil
     step = nil
     onRoute = nil
     arrived = false
@@ -132,6 +138,7 @@ public struct GuidanceState: Sendable, Equatable {
       o.append(
         "announce", embedded(.navigation(.init(time: a.time, kind: .announce(a.value))), a.seq))
     }
+    if let ahead { o.append("ahead", EventLineWriter.aheadValue(ahead)) }
     if let s = source { o.append("source", embedded(.source(s.value), s.seq)) }
     if let rerouting { o.append("reroute", .string(rerouting.rawValue)) }
     return o
@@ -170,6 +177,7 @@ public struct GuidanceState: Sendable, Equatable {
     {
       announce = Numbered(seq: e.seq ?? 0, time: t, value: a)
     }
+    ahead = EventLineWriter.ahead(o["ahead"])
     if let (e, t) = read("source"), case .source(let s) = e.event {
       source = Numbered(seq: e.seq ?? 0, time: t, value: s)
     }

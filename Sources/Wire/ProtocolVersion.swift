@@ -30,13 +30,15 @@ public import JSON
 ///   `"none"`) where the route carries a limit at the vehicle's position; `ANNOUNCE` kind `speed`
 ///   (an overspeed warning); a maneuver's `ANNOUNCE` has `lanes` (with `lanesStep` when they are
 ///   the "then" maneuver's) and `sign`, in the native route document's form.
+/// - 1.6: `ANNOUNCE` kind `ahead` (a road object on the route ahead); `PROGRESS` has `ahead`
+///   (the next road objects, when the list changes) and `STATE` has `ahead` (the last list).
 ///
 /// Compatibility floor: none yet; every 1.x server accepts every 1.x client.
 public enum ProtocolVersion {
   /// The major version: changes only with incompatible changes.
   public static let major = 1
   /// The minor version: grows with each compatible addition.
-  public static let minor = 5
+  public static let minor = 6
   /// The Stepwise release of this build, named in `VERSION` and in the fleet's `online`.
   public static let release = "0.1.0"
 

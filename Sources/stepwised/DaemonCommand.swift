@@ -25,7 +25,7 @@ public enum Stepwised {
                      [--locale en|ko] [--units metric|imperial] [--json] [--progress]
                      [--quiet] [--replay-speed X | --fast] [--gpsd-device PATH]
                      [--socket PATH …] [--state-dir DIR] [--fresh] [--verbose]
-                     [--no-speed-warnings]
+                     [--no-speed-warnings] [--ahead KINDS | --no-ahead]
                      [--max-route-file BYTES] [--router URL [--router-api API]
                      [--router-timeout S] [--router-ca FILE] [--record-router FILE]]
                      [gpsd://HOST:PORT | TRACK | -]
@@ -59,7 +59,11 @@ public enum Stepwised {
     --state-dir DIR. Without --route the saved route is resumed at its saved step; with
     the same --route after a crash, guidance resumes where it was (--fresh starts over).
     --no-speed-warnings says nothing when the vehicle drives over the route's speed
-    limits (PROGRESS still carries the limit).
+    limits (PROGRESS still carries the limit). --ahead KINDS says which road objects
+    on the route ahead are announced as the vehicle nears them, a comma-separated list
+    of tunnel, bridge, toll, crossing, ferry, border and camera (default
+    tunnel,toll,crossing,ferry,border); --no-ahead announces none (PROGRESS still
+    lists them).
 
     Subscribers (docs/protocol.md):
     \(SocketOptions.usage)
@@ -90,11 +94,19 @@ public enum Stepwised {
       var socketOptions = try SocketOptions.parse(&args)
       let stateDirOption = try args.option("--state-dir")
       let fresh = args.flag("--fresh")
-      let guidance = {
-        var c = GuidanceConfiguration()
-        c.speedWarnings = !$0
-        return c
-      }(args.flag("--no-speed-warnings"))
+      var configured = GuidanceConfiguration()
+      configured.speedWarnings = !args.flag("--no-speed-warnings")
+      let noAhead = args.flag("--no-ahead")
+      if let list = try args.option("--ahead") {
+        if noAhead { throw UsageError("--ahead and --no-ahead exclude each other") }
+        switch GuidanceConfiguration.aheadKinds(parsing: list) {
+        case .success(let kinds): configured.aheadKinds = kinds
+        case .failure(let e): throw UsageError(e.description)
+        }
+      } else if noAhead {
+        configured.aheadKinds = []
+      }
+      let guidance = configured
       let quiet = args.flag("--quiet", "-q")
       let json = args.flag("--json")
       let progress = args.flag("--progress")

@@ -47,6 +47,15 @@ import Wire
     return p
   }
 
+  static func ahead(_ progress: Progress, _ v: Double) -> Progress {
+    var p = limited(progress, .limit(50, .kilometresPerHour))
+    p.ahead = [
+      RoadObject(.tunnel, start: v, end: v + 1234.56, name: "Tunnel \"de\" Monaco"),
+      RoadObject(.tollBooth, start: abs(v)), RoadObject(.levelCrossing, start: 7.25),
+    ]
+    return p
+  }
+
   @Test func speedLimitMembersAreWrittenAfterTheOthers() {
     var p = Progress(
       step: 1, distanceToManeuver: 10, distanceRemaining: 20, timeRemaining: 5, distanceAlong: 3,
@@ -100,6 +109,9 @@ import Wire
       NavigationEvent(time: t, kind: .progress(limited(progress, .limit(abs(v), .milesPerHour)))),
       NavigationEvent(time: t, kind: .progress(limited(progress, SpeedLimit.none))),
       NavigationEvent(time: t, kind: .progress(limited(progress, .unknown)), estimated: true),
+      // What lies ahead, when it changed: through the tree, after the limit.
+      NavigationEvent(time: t, kind: .progress(ahead(progress, v))),
+      NavigationEvent(time: t, kind: .progress(ahead(progress, v)), estimated: true),
     ]
   }
 

@@ -166,6 +166,21 @@ import Testing
     #expect(lit.truth.allSatisfy { $0.hasFix })
   }
 
+  @Test func aTunnelObjectLosesTheFixOverItsOwnSpanNotTheWholeStep() {
+    var route = makeRoute(
+      legs: [(90, 500, "Turn left"), (0, 800, "Turn right"), (90, 400, "Arrive")],
+      notices: [2: "Tunnel"])
+    route.routes[0].road = RouteRoad(objects: [
+      RoadObject(.tollBooth, start: 300), RoadObject(.tunnel, start: 800, end: 1100),
+    ])
+    let d = DriveSimulator.drive(route.routes[0])
+    let dark = d.truth.filter { !$0.hasFix }
+    #expect(!dark.isEmpty)
+    #expect(dark.allSatisfy { $0.distanceAlong >= 799 && $0.distanceAlong <= 1101 })
+    #expect(d.truth.contains { $0.hasFix && $0.distanceAlong > 600 && $0.distanceAlong < 780 })
+    #expect(d.dropouts.count == 1)
+  }
+
   @Test func everySentenceTypeIsWellFormedAndReadsBackToTheSameFixes() {
     let d = DriveSimulator.drive(
       Self.town.routes[0],

@@ -92,6 +92,20 @@ final class SVGCollector: NSObject, XMLParserDelegate {
         == (try scenario.trackFixes()).filter { $0.coordinate != nil }.count)
   }
 
+  @Test func theRoadIsMarkedWhereTheRouteCarriesIt() throws {
+    let (pic, _) = try picture("070-highway-exit-tunnel-overspeed")
+    let svg = SVGCollector.parse(pic.svg())
+    // Toll road and tunnel as stretches, toll booth and level crossing as points.
+    #expect(svg.inGroup("road", "polyline").count == 2)
+    #expect(svg.inGroup("road", "rect").count == 2)
+    // The three limits, each where its span starts.
+    #expect(svg.inGroup("road", "circle").count == 3)
+    // A route without road data draws none (and its legend has no road lines).
+    let (plain, _) = try picture("003-missed-turn-and-return")
+    let none = SVGCollector.parse(plain.svg())
+    #expect(none.inGroup("road").isEmpty)
+  }
+
   @Test func aTunnelPictureShowsTheDropout() throws {
     let (pic, _) = try picture("004-tunnel-dropout")
     let svg = SVGCollector.parse(pic.svg())

@@ -402,6 +402,39 @@ func stepwise(
     #expect(WatchView.bar(0.0625, width: 4) == "[▎░░░]")
   }
 
+  @Test func theLiveViewDrawsLanesTheLimitAndWhatLiesAhead() throws {
+    var view = WatchView(phrasebook: Phrasebook(), utcOffset: 0)
+    let events = [
+      #"{"class":"ROUTE","time":"2024-05-01T08:00:00.000Z","seq":1,"name":"A 99","routeIndex":0,"distance":5600,"transportType":"automobile","steps":3,"destination":"Rue du Tunnel"}"#,
+      #"{"class":"PROGRESS","time":"2024-05-01T08:01:00.000Z","seq":2,"step":1,"distanceToManeuver":900,"distanceRemaining":3500,"timeRemaining":200,"distanceAlong":2100,"onRoute":true,"speedLimit":110,"speedLimitUnit":"km/h","ahead":[{"type":"tunnel","start":2550,"length":500},{"type":"level crossing","start":4000}]}"#,
+      // Unchanged list: the view keeps the one it has.
+      #"{"class":"PROGRESS","time":"2024-05-01T08:01:20.000Z","seq":3,"step":1,"distanceToManeuver":300,"distanceRemaining":2900,"timeRemaining":150,"distanceAlong":2700,"onRoute":true,"speedLimit":"none"}"#,
+    ]
+    for e in events.prefix(2) { view.state.apply(try #require(ReceivedEvent(line: Array(e.utf8)))) }
+    let lane = { (ind: String, ok: Bool) -> JSONValue in
+      .object(
+        JSONObject([
+          ("indications", .array([.string(ind)])), ("valid", .bool(ok)), ("active", .bool(ok)),
+        ]))
+    }
+    view.steps = [
+      JSONObject(),
+      JSONObject([
+        ("instructions", .string("Take the exit on the right.")),
+        (
+          "lanes",
+          .array([lane("straight", false), lane("straight", false), lane("slight right", true)])
+        ),
+      ]), JSONObject(),
+    ]
+    var screen = view.screen(width: 80)
+    #expect(screen[3] == "  lanes  ↑  ↑ [↗]")
+    #expect(screen[4] == "  limit 110 km/h · tunnel 500 m in 450 m")
+    view.state.apply(try #require(ReceivedEvent(line: Array(events[2].utf8))))
+    screen = view.screen(width: 80)
+    #expect(screen[4] == "  no limit · in the tunnel, 350 m left")
+  }
+
   @Test func announcementsGoStaleByStepDistanceSituationAndAge() throws {
     func o(_ json: String) throws -> Event {
       try #require(ReceivedEvent(line: Array(json.utf8))).event

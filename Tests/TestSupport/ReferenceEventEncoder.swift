@@ -75,6 +75,19 @@ public enum ReferenceEventEncoder {
       case .none?: o.append("speedLimit", .string("none"))
       case .unknown?, nil: break
       }
+      if let ahead = p.ahead {
+        o.append(
+          "ahead",
+          .array(
+            ahead.map { r in
+              var ro = JSONObject()
+              ro.append("type", .string(r.kind.rawValue))
+              ro.append("start", num(r.start, 0.1))
+              if r.end != r.start { ro.append("length", num(r.end - r.start, 0.1)) }
+              if let name = r.name { ro.append("name", .string(name)) }
+              return .object(ro)
+            }))
+      }
     case .offRoute(let d, let reason):
       o.append("class", "OFFROUTE")
       o.append("time", .string(UTCTime.iso8601(event.time)))
