@@ -39,7 +39,11 @@ let package = Package(
       swiftSettings: swiftSettings),
     .target(name: "NMEA", dependencies: ["Geodesy"], swiftSettings: swiftSettings),
     .target(name: "GPSDProtocol", dependencies: ["Geodesy", "JSON"], swiftSettings: swiftSettings),
-    .target(name: "Guidance", dependencies: ["Routes", "Geodesy"], swiftSettings: swiftSettings),
+    // One route flattened into the points the matcher walks: thinning, shared point storage.
+    .target(name: "RouteShape", dependencies: ["Routes", "Geodesy"], swiftSettings: swiftSettings),
+    .target(
+      name: "Guidance", dependencies: ["Routes", "RouteShape", "Geodesy"],
+      swiftSettings: swiftSettings),
     .target(
       name: "Phrasebook", dependencies: ["Guidance", "Instructions", "Routes"],
       swiftSettings: swiftSettings),
@@ -53,7 +57,7 @@ let package = Package(
       name: "Lab",
       dependencies: [
         "Geodesy", "Guidance", "Instructions", "JSON", "NMEA", "Phrasebook", "Rerouting",
-        "RouteImporters", "Routes", "Simulation", "Wire",
+        "RouteImporters", "RouteShape", "Routes", "Simulation", "Wire",
       ],
       swiftSettings: swiftSettings),
 
@@ -180,7 +184,8 @@ let package = Package(
       name: "CoreTests",
       dependencies: [
         "Geodesy", "GPSDProtocol", "Guidance", "Instructions", "JSON", "NMEA", "Phrasebook",
-        "Rerouting", "RouteFiles", "RouteImporters", "Routes", "Simulation", "TestSupport", "Wire",
+        "Rerouting", "RouteFiles", "RouteImporters", "Routes", "RouteShape", "Simulation",
+        "TestSupport", "Wire",
       ],
       swiftSettings: swiftSettings),
     .testTarget(

@@ -1,4 +1,5 @@
 import Geodesy
+import RouteShape
 
 /// What tells a vehicle leaving its route from one that only seems to: recent distances from
 /// the route and courses, weighed against a receiver's steady bias and the corners of coarse

@@ -1,4 +1,5 @@
 public import Geodesy
+import RouteShape
 public import Routes
 
 extension NavigationSession {

@@ -1,4 +1,5 @@
 public import Geodesy
+import RouteShape
 public import Routes
 
 /// A guidance session: one route, fed one fix at a time, returning events.

@@ -1,4 +1,5 @@
 public import Geodesy
+public import RouteShape
 public import Routes
 
 import func Glibc.sqrt

@@ -1,4 +1,5 @@
 import Geodesy
+import RouteShape
 import Routes
 
 import func Glibc.atan2

@@ -1,4 +1,5 @@
 import Geodesy
+import RouteShape
 import Routes
 
 /// Finds a vehicle that met its route again a little farther along than the search window

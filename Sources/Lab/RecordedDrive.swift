@@ -2,6 +2,7 @@ public import Geodesy
 public import Guidance
 import NMEA
 public import Phrasebook
+import RouteShape
 public import Routes
 public import Simulation
 

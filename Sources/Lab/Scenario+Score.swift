@@ -1,6 +1,7 @@
 import Geodesy
 public import Guidance
 import Phrasebook
+import RouteShape
 public import Routes
 public import Simulation
 

@@ -1,6 +1,7 @@
 import Geodesy
 import Guidance
 import Phrasebook
+import RouteShape
 import Routes
 import TestSupport
 import Testing

@@ -5,6 +5,7 @@ import Testing
 
 @testable import Guidance
 @testable import RouteImporters
+@testable import RouteShape
 @testable import Routes
 
 // The loading fast paths hold to the code they stand in for: points read by the pull decoder's

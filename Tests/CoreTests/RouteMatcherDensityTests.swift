@@ -1,5 +1,6 @@
 import Foundation
 import Geodesy
+import RouteShape
 import Routes
 import Simulation
 import TestSupport

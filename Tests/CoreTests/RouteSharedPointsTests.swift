@@ -7,6 +7,7 @@ import TestSupport
 import Testing
 
 @testable import Guidance
+@testable import RouteShape
 @testable import Routes
 
 /// Every route file the repository carries: the scenarios' and the importers' fixtures.

@@ -1,5 +1,6 @@
 import Geodesy
 import Phrasebook
+import RouteShape
 import Routes
 import TestSupport
 import Testing

@@ -1,5 +1,5 @@
 public import Geodesy
-import Routes
+package import Routes
 
 /// The points the matcher walks (``ThinnedRoute``'s), read from the route's own array of points
 /// (``Routes/Route/sharingOnePointArray()``) instead of a copy: 2 bytes a point kept.
@@ -29,7 +29,7 @@ public struct RoutePoints: Sendable, RandomAccessCollection {
   private let offsets: [UInt16]
 
   /// The points of `all` at `indices` (increasing).
-  init(_ all: RoutePolyline, indices: [Int32]) {
+  package init(_ all: RoutePolyline, indices: [Int32]) {
     guard indices.count * Self.sharingRatio >= all.count else {
       var copy = RoutePolyline()
       copy.reserveCapacity(indices.count)

@@ -1,5 +1,5 @@
 import Geodesy
-import Routes
+package import Routes
 
 import func Glibc.cos
 import func Glibc.sqrt
@@ -14,28 +14,28 @@ import func Glibc.sqrt
 /// it would replace in one pass over their offsets from the kept point, which stay the same
 /// while the run grows (the arithmetic of `project(_:ontoSegmentFrom:to:)`, so the same
 /// decisions as measuring each point with it).
-struct ThinnedRoute {
+package struct ThinnedRoute {
   /// Metres from the replacing segment within which a point adds nothing (5 cm).
   static let tolerance = 0.05
   /// The most points dropped in a row.
   static let longestRun = 64
 
   /// The kept points.
-  var points: RoutePoints
+  package var points: RoutePoints
   /// Index in the route's array of points of each point kept.
-  var kept: [Int32]
+  package var kept: [Int32]
   /// Index into `points` of each step's last point (its maneuver).
-  var stepEnds: [Int]
+  package var stepEnds: [Int]
 
   /// Thins `route` (a departure step plus at least one step).
-  init(_ route: Route) {
+  package init(_ route: Route) {
     let shared = route.sharingOnePointArray()
     self.init(shared.route, points: shared.points)
   }
 
   /// Thins `route`, whose steps are consecutive ranges of `all`
   /// (``Routes/Route/sharingOnePointArray()``); the points kept are read from `all`.
-  init(_ route: Route, points all: RoutePolyline) {
+  package init(_ route: Route, points all: RoutePolyline) {
     var state = Thinning(capacity: all.count, steps: route.steps.count)
     withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * Self.longestRun) { offsets in
       guard let north = offsets.baseAddress else { return }

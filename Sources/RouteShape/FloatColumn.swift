@@ -4,7 +4,7 @@
 public struct FloatColumn: Sendable, RandomAccessCollection {
   let storage: [Float]
 
-  init(_ storage: [Float]) { self.storage = storage }
+  package init(_ storage: [Float]) { self.storage = storage }
 
   public var startIndex: Int { 0 }
   public var endIndex: Int { storage.count }
