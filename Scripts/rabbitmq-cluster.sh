@@ -7,6 +7,9 @@
 #   Scripts/rabbitmq-cluster.sh stop DIR     end every node, then epmd, each by its pid
 #   Scripts/rabbitmq-cluster.sh user DIR NAME PASSWORD vehicle|dispatcher|backoffice
 #                                            add a broker account (below)
+#   Scripts/rabbitmq-cluster.sh definitions DIR FILE
+#                                            import FILE (rabbitmqctl import_definitions: many
+#                                            accounts at once, as Scripts/fleet-bench.py makes)
 #
 # Everything lives in DIR: each node's data, logs and configuration, the Erlang cookie (HOME),
 # and DIR/cluster.env, which `start` writes for its callers:
@@ -32,7 +35,7 @@ set -eu
 
 RABBIT_BIN=${RABBIT_BIN:-/usr/lib/rabbitmq/bin}
 usage() {
-  echo "usage: $0 start|stop DIR | start-node DIR 1|2|3 | user DIR NAME PASSWORD vehicle|dispatcher|backoffice" >&2
+  echo "usage: $0 start|stop DIR | start-node DIR 1|2|3 | user DIR NAME PASSWORD vehicle|dispatcher|backoffice | definitions DIR FILE" >&2
   exit 2
 }
 [ $# -ge 2 ] || usage
@@ -233,6 +236,10 @@ start-node)
   start_node "$3"
   ;;
 stop) stop ;;
+definitions)
+  [ $# -eq 3 ] || usage
+  ctl 1 -q import_definitions "$3"
+  ;;
 user)
   [ $# -eq 5 ] || usage
   user "$3" "$4" "$5"
