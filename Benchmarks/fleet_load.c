@@ -42,6 +42,12 @@
  *   result=ok when nothing is missing or out of order, else result=fail (exit status 1).
  *
  * SIGUSR1 prints a line "links_down=K" on stderr (how many vehicles are not connected now).
+ *
+ * Each libmosquitto client holds three descriptors (its socket and the socket pair that wakes
+ * its loop, made at every connect), so one process holds at most a third of the open-files
+ * hard limit in vehicles. Larger fleets run in several processes: --first K numbers this
+ * process's vehicles from K, and --no-dispatcher leaves the dispatcher (and the report) to
+ * one of them; such a process publishes until it is ended.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -87,7 +93,8 @@ typedef struct {
 static struct {
   char hosts[8][64];
   int ports[8], brokers;
-  int vehicles, seconds, mqtt311, dispatcher_broker, connect_rate, keepalive, drain;
+  int vehicles, seconds, mqtt311, dispatcher_broker, connect_rate, keepalive, drain, first;
+  int no_dispatcher;
   double rate;
   const char *recording, *password_prefix, *dispatcher_name, *dispatcher_password, *prefix;
 } opt = {.vehicles = 10, .seconds = 10, .dispatcher_broker = -1, .connect_rate = 500,
@@ -323,6 +330,7 @@ static void on_message(struct mosquitto *m, void *obj, const struct mosquitto_me
   const char *num = topic + 9 + plen;
   char *slash;
   long i = strtol(num, &slash, 10);
+  i -= opt.first;
   if (*slash != '/' || i < 0 || i >= opt.vehicles) return;
   const char *kind = slash + 1;
   if (strcmp(kind, "events") && strcmp(kind, "progress")) return;
@@ -421,6 +429,7 @@ int main(int argc, char **argv) {
     else if (ARG("--drain")) opt.drain = atoi(val);
     else if (ARG("--password-prefix")) opt.password_prefix = val;
     else if (ARG("--prefix")) opt.prefix = val;
+    else if (ARG("--first")) opt.first = atoi(val);
     else if (ARG("--dispatcher")) {
       char *c = strdup(val), *colon = strchr(c, ':');
       if (!colon) die("--dispatcher NAME:PASSWORD");
@@ -428,6 +437,7 @@ int main(int argc, char **argv) {
       opt.dispatcher_name = c;
       opt.dispatcher_password = colon + 1;
     } else if (!strcmp(a, "--mqtt311")) opt.mqtt311 = 1;
+    else if (!strcmp(a, "--no-dispatcher")) opt.no_dispatcher = 1;
     else {
       fprintf(stderr, "fleet_load: unknown or incomplete option %s\n", a);
       return 2;
@@ -437,7 +447,7 @@ int main(int argc, char **argv) {
     die("usage: fleet_load --brokers HOST:PORT[,...] --vehicles N --seconds S [options]");
   struct rlimit rl;
   getrlimit(RLIMIT_NOFILE, &rl);
-  rlim_t need = (rlim_t)opt.vehicles + 256;
+  rlim_t need = 3 * (rlim_t)opt.vehicles + 256;
   if (rl.rlim_cur < need) {
     rl.rlim_cur = need;
     if (rl.rlim_max < need) rl.rlim_max = need;
@@ -467,7 +477,8 @@ int main(int argc, char **argv) {
   epfd = epoll_create1(EPOLL_CLOEXEC);
   if (!latencies || !latency_sent || !fleet || !failover_s) die("out of memory");
 
-  struct mosquitto *dispatcher = start_dispatcher();
+  struct mosquitto *dispatcher = opt.no_dispatcher ? NULL : start_dispatcher();
+  if (opt.no_dispatcher) dispatcher_ready = 1;
   while (!dispatcher_ready) {
     if (now() > 60) die("the dispatcher was not accepted");
     usleep(10000);
@@ -486,7 +497,7 @@ int main(int argc, char **argv) {
     v->capacity = capacity;
     v->sent = calloc(capacity, sizeof(float));
     v->got = calloc(capacity, 1);
-    snprintf(v->id, sizeof v->id, "%s%05d", opt.prefix, i);
+    snprintf(v->id, sizeof v->id, "%s%05d", opt.prefix, opt.first + i);
     snprintf(v->boot, sizeof v->boot, "%08lx%08lx", (unsigned long)lrand48(),
              (unsigned long)lrand48());
     v->m = mosquitto_new(v->id, false, v);
@@ -593,6 +604,7 @@ int main(int argc, char **argv) {
     }
     if (drain_end >= 0) {
       long expected = sent_total;
+      if (opt.no_dispatcher) drain_end = now() + 1e9; /* runs until ended (SIGTERM) */
       if (nlatencies >= expected || now() > drain_end) done = 1;
     }
     int timeout = 2;
@@ -662,7 +674,9 @@ int main(int argc, char **argv) {
   for (int i = 0; i < opt.vehicles; i++) {
     if (fleet[i].fd >= 0) mosquitto_disconnect(fleet[i].m);
   }
-  mosquitto_disconnect(dispatcher);
-  mosquitto_loop_stop(dispatcher, false);
+  if (dispatcher) {
+    mosquitto_disconnect(dispatcher);
+    mosquitto_loop_stop(dispatcher, false);
+  }
   return ok ? 0 : 1;
 }

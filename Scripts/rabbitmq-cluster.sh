@@ -21,7 +21,9 @@
 #
 # The nodes: rabbitmq_mqtt enabled, MQTT in the vhost "stepwise" on amq.topic, durable (QoS 1,
 # clean session off) MQTT subscriptions on quorum queues (mqtt.durable_queue_type, 3.10), anonymous
-# MQTT off. The account "stepwise-admin" (password in DIR/admin.password) administers the vhost.
+# MQTT off; each MQTT subscriber may have RABBITMQ_MQTT_PREFETCH (default 10, the plugin's own
+# default) unacknowledged messages. The account "stepwise-admin" (password in
+# DIR/admin.password) administers the vhost.
 # `user … vehicle` may write only stepwise/NAME/… and read only stepwise/NAME/command; `user …
 # dispatcher` may read every stepwise/… topic and write only stepwise/<any>/command (RabbitMQ
 # topic authorisation on amq.topic: MQTT's / is AMQP's ., so the patterns are on routing keys);
@@ -139,6 +141,7 @@ mqtt.vhost = stepwise
 mqtt.exchange = amq.topic
 mqtt.allow_anonymous = false
 mqtt.durable_queue_type = quorum
+mqtt.prefetch = ${RABBITMQ_MQTT_PREFETCH:-10}
 loopback_users = none
 log.console = false
 log.file.level = info
