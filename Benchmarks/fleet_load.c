@@ -677,6 +677,18 @@ int main(int argc, char **argv) {
   if (dispatcher) {
     mosquitto_disconnect(dispatcher);
     mosquitto_loop_stop(dispatcher, false);
+    /* End the durable session (a clean-session connect discards it), so that what it still
+     * holds does not reach the next run's dispatcher ahead of that run's messages. */
+    mosquitto_reinitialise(dispatcher, opt.dispatcher_name, true, NULL);
+    mosquitto_int_option(dispatcher, MOSQ_OPT_PROTOCOL_VERSION,
+                         opt.mqtt311 ? MQTT_PROTOCOL_V311 : MQTT_PROTOCOL_V5);
+    mosquitto_username_pw_set(dispatcher, opt.dispatcher_name, opt.dispatcher_password);
+    int b = opt.dispatcher_broker < 0 ? opt.brokers - 1 : opt.dispatcher_broker;
+    if (mosquitto_connect(dispatcher, opt.hosts[b], opt.ports[b], 30) == MOSQ_ERR_SUCCESS) {
+      for (int k = 0; k < 50; k++) mosquitto_loop(dispatcher, 100, 1);
+      mosquitto_disconnect(dispatcher);
+      mosquitto_loop(dispatcher, 100, 1);
+    }
   }
   return ok ? 0 : 1;
 }
