@@ -3,7 +3,7 @@ SWIFT ?= swift
 CONFIG ?= debug
 DEMO ?= Simulations/001-marais-drive
 
-.PHONY: all build release test demo quality lint format deps clean install bench fuzz fuzz-smoke sanitize deb
+.PHONY: all build release test demo quality lint format deps clean install bench bench-fleet fuzz fuzz-smoke sanitize deb
 
 all: build
 
@@ -36,6 +36,17 @@ quality: build
 # writes docs/benchmarks.md (Scripts/bench.py; BENCH_ONLY=... prints some sections instead).
 bench: deps
 	python3 Scripts/bench.py
+
+# Fleets at scale (docs/fleet.md): FLEET_SIZES simulated vehicles into a three-node RabbitMQ
+# cluster and into one mosquitto, side by side, then the FLEET_KILL_SIZE-vehicle run with a node
+# killed (SIGKILL) and restarted; writes the section at the end of docs/benchmarks.md. Not CI:
+# about 25 minutes on two cores.
+FLEET_SIZES ?= 1000,3000,10000
+FLEET_SECONDS ?= 60
+FLEET_KILL_SIZE ?= 1000
+bench-fleet: deps
+	python3 Scripts/fleet-bench.py --sizes $(FLEET_SIZES) --seconds $(FLEET_SECONDS) \
+	  --kill-size $(FLEET_KILL_SIZE) --write docs/benchmarks.md
 
 # The long fuzzing run (FUZZ_RUNS executions per target; record the counts in docs/hardening.md)
 # and the one-minute smoke run that CI calls (12 s for each of the five targets).

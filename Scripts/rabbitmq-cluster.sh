@@ -7,6 +7,9 @@
 #   Scripts/rabbitmq-cluster.sh stop DIR     end every node, then epmd, each by its pid
 #   Scripts/rabbitmq-cluster.sh user DIR NAME PASSWORD vehicle|dispatcher|backoffice
 #                                            add a broker account (below)
+#   Scripts/rabbitmq-cluster.sh definitions DIR FILE
+#                                            import FILE (rabbitmqctl import_definitions: many
+#                                            accounts at once, as Scripts/fleet-bench.py makes)
 #
 # Everything lives in DIR: each node's data, logs and configuration, the Erlang cookie (HOME),
 # and DIR/cluster.env, which `start` writes for its callers:
@@ -18,7 +21,9 @@
 #
 # The nodes: rabbitmq_mqtt enabled, MQTT in the vhost "stepwise" on amq.topic, durable (QoS 1,
 # clean session off) MQTT subscriptions on quorum queues (mqtt.durable_queue_type, 3.10), anonymous
-# MQTT off. The account "stepwise-admin" (password in DIR/admin.password) administers the vhost.
+# MQTT off; each MQTT subscriber may have RABBITMQ_MQTT_PREFETCH (default 10, the plugin's own
+# default) unacknowledged messages. The account "stepwise-admin" (password in
+# DIR/admin.password) administers the vhost.
 # `user … vehicle` may write only stepwise/NAME/… and read only stepwise/NAME/command; `user …
 # dispatcher` may read every stepwise/… topic and write only stepwise/<any>/command (RabbitMQ
 # topic authorisation on amq.topic: MQTT's / is AMQP's ., so the patterns are on routing keys);
@@ -32,7 +37,7 @@ set -eu
 
 RABBIT_BIN=${RABBIT_BIN:-/usr/lib/rabbitmq/bin}
 usage() {
-  echo "usage: $0 start|stop DIR | start-node DIR 1|2|3 | user DIR NAME PASSWORD vehicle|dispatcher|backoffice" >&2
+  echo "usage: $0 start|stop DIR | start-node DIR 1|2|3 | user DIR NAME PASSWORD vehicle|dispatcher|backoffice | definitions DIR FILE" >&2
   exit 2
 }
 [ $# -ge 2 ] || usage
@@ -136,6 +141,7 @@ mqtt.vhost = stepwise
 mqtt.exchange = amq.topic
 mqtt.allow_anonymous = false
 mqtt.durable_queue_type = quorum
+mqtt.prefetch = ${RABBITMQ_MQTT_PREFETCH:-10}
 loopback_users = none
 log.console = false
 log.file.level = info
@@ -233,6 +239,10 @@ start-node)
   start_node "$3"
   ;;
 stop) stop ;;
+definitions)
+  [ $# -eq 3 ] || usage
+  ctl 1 -q import_definitions "$3"
+  ;;
 user)
   [ $# -eq 5 ] || usage
   user "$3" "$4" "$5"

@@ -55,15 +55,115 @@ public struct FleetTable: Sendable {
     vehicles[id] = v
   }
 
+  /// How `stepwise fleet` shows the table: which vehicles, in which order, which page.
+  public struct View: Sendable, Equatable {
+    public enum Order: String, Sendable, CaseIterable {
+      /// By vehicle id; by last message, the longest silent first; by distance to go, the
+      /// shortest first; by ETA, the earliest first (vehicles without one last).
+      case id, seen, remaining, eta
+    }
+    public var order = Order.id
+    /// Only vehicles whose id or route name contains this (case-insensitive), or, for the
+    /// words `offline`, `stale`, `off` (off route) and `arrived`, those in that condition.
+    public var filter: String?
+    /// Rows per page, and the page shown (from 1).
+    public var rows = 50
+    public var page = 1
+    /// A vehicle silent this long (seconds) is shown `stale`, whatever its `online` says: a
+    /// RabbitMQ node that dies takes its vehicles' wills with it (docs/fleet.md).
+    public var staleAfter = 60.0
+
+    public init() {}
+  }
+
+  /// `ONLINE`: what the vehicle said, or `stale` when it has been silent too long.
+  public static func status(_ v: Vehicle, now: Double, staleAfter: Double) -> String {
+    if v.online == false { return "no" }
+    if now - v.lastSeen > staleAfter { return "stale" }
+    return v.online == true ? "yes" : "?"
+  }
+
+  /// The ids `view` shows, in its order, all pages (the vehicles' count is the table's size:
+  /// one pass to filter, one sort of what passed).
+  public func selected(_ view: View, now: Double) -> [String] {
+    let needle = view.filter?.lowercased()
+    var ids: [String] = []
+    ids.reserveCapacity(vehicles.count)
+    for (id, v) in vehicles {
+      if let needle, !needle.isEmpty {
+        let status = Self.status(v, now: now, staleAfter: view.staleAfter)
+        let keep: Bool
+        switch needle {
+        case "offline": keep = status == "no"
+        case "stale": keep = status == "stale"
+        case "off": keep = v.onRoute == false
+        case "arrived": keep = v.arrived
+        default:
+          keep =
+            id.lowercased().contains(needle) || (v.route?.lowercased().contains(needle) ?? false)
+        }
+        if !keep { continue }
+      }
+      ids.append(id)
+    }
+    func key(_ id: String) -> Double? {
+      guard let v = vehicles[id] else { return nil }
+      switch view.order {
+      case .id: return nil
+      case .seen: return v.lastSeen
+      case .remaining: return v.remaining
+      case .eta: return v.eta
+      }
+    }
+    if view.order == .id {
+      ids.sort()
+    } else {
+      let keyed = ids.map { ($0, key($0)) }
+      ids = keyed.sorted { a, b in
+        switch (a.1, b.1) {
+        case (let x?, let y?): return x != y ? x < y : a.0 < b.0
+        case (.some, nil): return true
+        case (nil, .some): return false
+        case (nil, nil): return a.0 < b.0
+        }
+      }.map(\.0)
+    }
+    return ids
+  }
+
   /// The table, one row per vehicle by id.
   public func render(now: Double) -> String {
+    var all = View()
+    all.rows = Int.max
+    all.staleAfter = .infinity
+    return render(now: now, all).table
+  }
+
+  /// One page of the table under `view`, and a footer line: how many vehicles, shown,
+  /// offline and stale, and the page.
+  public func render(now: Double, _ view: View) -> (table: String, footer: String) {
+    let ids = selected(view, now: now)
+    let perPage = max(1, view.rows)
+    let pages = max(1, ids.count / perPage + (ids.count % perPage == 0 ? 0 : 1))
+    let page = min(max(1, view.page), pages)
+    let start = (page - 1) * perPage
+    var offline = 0
+    var stale = 0
+    for v in vehicles.values {
+      switch Self.status(v, now: now, staleAfter: view.staleAfter) {
+      case "no": offline += 1
+      case "stale": stale += 1
+      default: break
+      }
+    }
     var rows = [
       ["VEHICLE", "ONLINE", "ROUTE", "STEP", "NEXT", "TO TURN", "TO GO", "ETA", "ROUTE?", "SEEN"]
     ]
-    for id in vehicles.keys.sorted() {
+    let end = ids.count - start <= perPage ? ids.count : start + perPage
+    for id in ids[start..<end] {
       guard let v = vehicles[id] else { continue }
       rows.append([
-        id, v.online.map { $0 ? "yes" : "no" } ?? "?", clip(v.route ?? "-", 28),
+        id, Self.status(v, now: now, staleAfter: view.staleAfter), clip(v.route ?? "-", 28),
         v.step.map { s in v.steps.map { "\(s)/\($0 - 1)" } ?? "\(s)" } ?? "-",
         clip(v.arrived ? "arrived" : (v.next ?? "-"), 40), metres(v.toManeuver),
         metres(v.remaining),
@@ -73,10 +173,15 @@ public struct FleetTable: Sendable {
     }
     var widths = [Int](repeating: 0, count: rows[0].count)
     for r in rows { for (i, c) in r.enumerated() { widths[i] = max(widths[i], c.count) } }
-    return rows.map { r in
+    let table = rows.map { r in
       r.enumerated().map { i, c in c + String(repeating: " ", count: widths[i] - c.count) }
         .joined(separator: "  ")
     }.joined(separator: "\n")
+    let footer =
+      "\(vehicles.count) vehicles, \(ids.count) shown (\(view.order.rawValue)"
+      + (view.filter.map { ", filter \($0)" } ?? "") + "), \(offline) offline, \(stale) stale; "
+      + "page \(page)/\(pages)"
+    return (table, footer)
   }
 
   /// One readable line for a message (`stepwise fleet` when output is not a terminal).

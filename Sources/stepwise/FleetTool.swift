@@ -16,6 +16,8 @@ import Wire
 enum FleetTool {
   static let usage = """
     usage: stepwise fleet mqtt[s]://HOST[:PORT][,URL…] [--prefix stepwise/+] [--json]
+                          [--sort id|seen|remaining|eta] [--filter TEXT] [--rows N]
+                          [--page N] [--stale SECONDS]
            stepwise send --mqtt URL --vehicle ID [--prefix stepwise/ID]
                          load ROUTE [--route-index N] | select N | cancel | status
                          [--timeout SECONDS] [--not-after SECONDS]
@@ -26,6 +28,10 @@ enum FleetTool {
     fleet: a table of every vehicle under the prefix (online, route, step, next
     instruction, distance and ETA, on/off route, last seen), redrawn in place on a
     terminal; one line per message otherwise; --json: one JSON object per message.
+    The table: --sort (default id; seen: the longest silent first), --filter (a part of
+    the id or route name, or offline, stale, off, arrived), --rows per page (default 50)
+    and --page; a vehicle silent for --stale seconds (default 60) shows "stale". A
+    footer counts vehicles, offline and stale, and the tool's peak memory.
     send: publishes the command on PREFIX/command and waits for its reply on
     PREFIX/reply (default 30 s); exit status 0 for REPLY, 1 for ERROR or no reply.
     """
@@ -230,6 +236,12 @@ enum FleetTool {
   static func fleet(_ args: inout Arguments) throws -> Int32 {
     let prefix = try args.option("--prefix") ?? "stepwise/+"
     let json = args.flag("--json")
+    var view = FleetTable.View()
+    if let o = try args.option("--sort", as: FleetTable.View.Order.self) { view.order = o }
+    view.filter = try args.option("--filter")
+    if let n = try args.integer("--rows", minimum: 1) { view.rows = n }
+    if let n = try args.integer("--page", minimum: 1) { view.page = n }
+    if let s = try args.number("--stale", in: 0...1e9) { view.staleAfter = s }
     let makeConnection = try Connection.parse(&args)
     let words = try args.positionals()
     guard words.count == 1 else { throw UsageError("fleet needs the broker: mqtt://HOST:PORT") }
@@ -270,7 +282,12 @@ enum FleetTool {
       }
       if terminal && (now - lastDraw >= 1 || (!messages.isEmpty && now - lastDraw >= 0.25)) {
         lastDraw = now
-        out.line("\u{1B}[H\u{1B}[2J" + table.render(now: now))
+        let (rows, footer) = table.render(now: now, view)
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        out.line(
+          "\u{1B}[H\u{1B}[2J" + rows + "\n" + footer + "; peak memory \(usage.ru_maxrss / 1024) MiB"
+        )
       }
       out.flush()
       if out.failed != nil { return 0 }

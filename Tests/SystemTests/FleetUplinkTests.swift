@@ -464,6 +464,56 @@ struct FleetToolTests {
       bus == "bus-7 yes Depot to Market 3/10 Turn left onto Rue X. 120 m 2.5 km 08:06 on 3 s")
     #expect(lines[2].hasPrefix("van-2    no "))
   }
+
+  /// Ten thousand vehicles: sorted, filtered and paged; the silent ones shown stale and the
+  /// ones that said so offline, counted in the footer.
+  @Test func theFleetTableSortsFiltersAndPagesTenThousandVehicles() throws {
+    var table = FleetTable()
+    var up = JSONObject()
+    up.append("online", true)
+    var down = JSONObject()
+    down.append("online", false)
+    for i in 0..<10_000 {
+      let id = "v" + String(10_000 + i).dropFirst()
+      // Vehicle i has 10,000 - i metres to go; every 100th went offline, every 7th was last
+      // heard from 300 s ago.
+      let seen = i % 7 == 0 ? 700.0 : 1000.0
+      table.apply(vehicle: id, kind: "online", i % 100 == 0 ? down : up, at: seen)
+      let progress = try JSONParser.parse(
+        #"{"class":"PROGRESS","time":"2024-05-01T08:00:02.000Z","seq":3,"boot":"b1","step":3,"distanceToManeuver":120,"distanceRemaining":"#
+          + "\(10_000 - i)"
+          + #","timeRemaining":392,"eta":"2024-05-01T08:06:34.000Z","onRoute":true,"latitude":48.1,"longitude":2.3}"#
+      )
+      table.apply(vehicle: id, kind: "progress", try #require(progress.objectValue), at: seen)
+    }
+    var view = FleetTable.View()
+    view.rows = 50
+    view.page = 3
+    let (page, footer) = table.render(now: 1001, view)
+    let ids = page.split(separator: "\n").dropFirst().map { String($0.prefix(5)) }
+    #expect(ids == (100..<150).map { "v" + String(10_000 + $0).dropFirst() })
+    let offline = 100
+    let stale = (0..<10_000).filter { $0 % 7 == 0 && $0 % 100 != 0 }.count
+    #expect(
+      footer == "10000 vehicles, 10000 shown (id), \(offline) offline, \(stale) stale; page 3/200")
+    view.order = .remaining
+    #expect(table.selected(view, now: 1001).prefix(2) == ["v9999", "v9998"])
+    view.order = .seen
+    #expect(table.selected(view, now: 1001).first == "v0000")
+    view.filter = "stale"
+    view.order = .id
+    let staleIDs = table.selected(view, now: 1001)
+    #expect(staleIDs.count == stale && staleIDs.first == "v0007")
+    view.filter = "offline"
+    #expect(table.selected(view, now: 1001).count == offline)
+    view.filter = "V12"
+    #expect(table.selected(view, now: 1001).count == 100)
+    view.filter = "nothing-like-it"
+    view.page = 9
+    let empty = table.render(now: 1001, view)
+    #expect(empty.table.split(separator: "\n").count == 1)
+    #expect(empty.footer.hasSuffix("page 1/1"))
+  }
 }
 
 extension FleetUplinkTests {
