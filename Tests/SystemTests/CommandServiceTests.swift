@@ -11,24 +11,32 @@ import Wire
 /// The command service that the subscriber socket and the fleet uplink share, driven through a
 /// ``CommandChannel`` of the test's own, as the uplink drives it.
 @Suite(.blocking, .serialized, .timeLimit(.minutes(1))) struct CommandServiceTests {
-  /// Answers of a channel, collected on its queue.
+  /// Answers of a channel, collected on its queue, and taken by the test in order.
   final class Answers: Sendable {
-    private let list = Locked<[JSONObject]>([])
+    /// Every answer so far, and how many of them the test has taken.
+    private let state = Locked<(list: [JSONObject], taken: Int)>(([], 0))
     private let arrived = DispatchSemaphore(value: 0)
 
     func add(_ o: JSONObject) {
-      list.withLock { $0.append(o) }
+      state.withLock { $0.list.append(o) }
       arrived.signal()
     }
 
-    /// Waits for `count` more answers (a bound against a hang, not a timing check).
+    /// The next `count` answers not taken yet, waiting for those still to come.
+    ///
+    /// The wait is a bound against a hang, not a timing check. Answers that arrived before the
+    /// call are the first ones returned: counting from the call lost them when the channel was
+    /// quicker than the test.
     func next(_ count: Int) -> [JSONObject] {
-      let before = list.withLock { $0.count }
       for _ in 0..<count where arrived.wait(timeout: .now() + 10) == .timedOut { break }
-      return list.withLock { Array($0.dropFirst(before)) }
+      return state.withLock { s in
+        let end = min(s.list.count, s.taken + count)
+        defer { s.taken = end }
+        return Array(s.list[s.taken..<end])
+      }
     }
 
-    var all: [JSONObject] { list.withLock { $0 } }
+    var all: [JSONObject] { state.withLock { $0.list } }
   }
 
   static func channel(_ service: CommandService, _ queue: DispatchQueue, _ answers: Answers)
@@ -68,6 +76,7 @@ import Wire
     let reply = try #require(replies.withLock { $0.first })
     reply(.success(()))
     let three = answers.next(3)
+    try #require(three.count == 3, "answers: \(three)")
     #expect(three.map(\.className) == ["REPLY", "REPLY", "ERROR"])
     #expect(three.prefix(2).map { $0["id"]?.doubleValue } == [1, 2])
     #expect(three[1]["state"]?["guiding"]?.boolValue == false)
