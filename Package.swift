@@ -204,7 +204,7 @@ let package = Package(
       ],
       swiftSettings: swiftSettings),
 
-    // Fuzzing and benchmarks (Scripts/fuzz.sh, Scripts/bench.sh). StepwiseFuzz is the
+    // Fuzzing and benchmarks (Scripts/fuzz.sh, Scripts/bench.py). StepwiseFuzz is the
     // libFuzzer entry point of all five fuzz targets, chosen by STEPWISE_FUZZ_TARGET, so one
     // instrumented build serves them all: `swift build -c release --sanitize=fuzzer
     // -Xswiftc -sanitize=fuzzer,address --product StepwiseFuzz` (why those flags: fuzz.sh);

@@ -88,8 +88,8 @@ import stepwised
     // A fast replay: the 4.5-minute drive at 100 × real time, about 2.7 s. At 250 × the one
     // reader thread fell behind on a loaded 2-core machine (two builds beside the suite) and
     // the server rightly dropped a subscriber as too slow; the fan-out's speed is measured by
-    // Scripts/bench.sh's section 5 (docs/benchmarks.md), this test checks that nothing is lost
-    // or reordered.
+    // make bench's fan-out section (Scripts/bench.py, docs/benchmarks.md), this test checks
+    // that nothing is lost or reordered.
     let replay = BackgroundWork { engine.replay(to: server, speed: 100) }
     // 20 more (5 under a sanitizer) join while the replay runs.
     Self.waitFor("the replay to be under way") { server.statistics.published > 100 }
