@@ -187,12 +187,12 @@ user() {
   vehicle)
     ctl 1 -q set_permissions -p stepwise "$name" "$own" "$own|^amq\\.topic\$" "$own|^amq\\.topic\$"
     ctl 1 -q set_topic_permissions -p stepwise "$name" amq.topic \
-      "^stepwise\\.$name\\." "^stepwise\\.$name\\.command\$"
+      "^(stepwise\\.$name\\.|owntracks\\.[A-Za-z0-9_-]+\\.$name\$)" "^stepwise\\.$name\\.command\$"
     ;;
   dispatcher)
     ctl 1 -q set_permissions -p stepwise "$name" "$own" "$own|^amq\\.topic\$" "$own|^amq\\.topic\$"
     ctl 1 -q set_topic_permissions -p stepwise "$name" amq.topic \
-      '^stepwise\.[A-Za-z0-9_-]+\.command$' '^stepwise\.'
+      '^stepwise\.[A-Za-z0-9_-]+\.command$' '^(stepwise|owntracks)\.'
     ;;
   backoffice)
     # AMQP consumers (docs/fleet/consumer.py): their own stepwise-backoffice.* queues, bound

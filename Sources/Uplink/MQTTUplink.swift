@@ -308,20 +308,26 @@ public final class MQTTUplink: EventSink, DaemonAttachment, @unchecked Sendable 
       }
       lastProgressTime = e.time
       // The line every sink shares, with `boot` after `seq` (only for what is journalled).
-      add(
-        journal, .progress, "progress", p.line.bytes(boot: boot),
-        expiry: wallClock() + Self.progressLifetime)
+      let expiry = wallClock() + Self.progressLifetime
+      add(journal, .progress, topic("progress"), p.line.bytes(boot: boot), expiry: expiry)
+      if let ownTracks = configuration.ownTracks, case .progress(let progress) = e.kind,
+        let location = ownTracks.location(progress, time: e.time, estimated: e.estimated)
+      {
+        // Retained, as the OwnTracks apps send locations: a tool that starts later shows where
+        // the vehicle was last.
+        add(journal, .progress, ownTracks.topic, location, retain: true, expiry: expiry)
+      }
     } else {
-      add(journal, .event, "events", p.line.bytes(boot: boot))
+      add(journal, .event, topic("events"), p.line.bytes(boot: boot))
     }
   }
 
   private func add(
-    _ journal: Journal, _ tier: JournalEntry.Tier, _ name: String, _ payload: [UInt8],
-    expiry: Double? = nil
+    _ journal: Journal, _ tier: JournalEntry.Tier, _ topic: String, _ payload: [UInt8],
+    retain: Bool = false, expiry: Double? = nil
   ) {
     let before = journal.ledger.droppedEvents
-    _ = journal.append(tier: tier, topic: topic(name), payload: payload, expiry: expiry)
+    _ = journal.append(tier: tier, topic: topic, payload: payload, retain: retain, expiry: expiry)
     stateDirty = true
     if journal.ledger.droppedEvents > before {
       logLine(

@@ -25,6 +25,8 @@ public struct UplinkConfiguration: Sendable {
   public var commands = false
   /// Seconds between PINGs on a quiet link; the broker says offline after 1.5 times this.
   public var keepalive: Int32 = 30
+  /// Also publishes OwnTracks location messages here, at the progress interval.
+  public var ownTracks: OwnTracksIdentity?
   /// The release named in `online`.
   public var release = ProtocolVersion.release
 

@@ -10,11 +10,13 @@ extension UplinkConfiguration {
       [--vehicle ID] [--mqtt-prefix PREFIX] [--mqtt-credentials FILE]
       [--mqtt-cafile FILE] [--mqtt-cert FILE --mqtt-key FILE]
       [--mqtt-progress-interval SECONDS] [--mqtt-journal-size BYTES] [--mqtt-commands]
-      [--mqtt-keepalive SECONDS] [--mqtt-protocol 5|3.1.1]
+      [--mqtt-keepalive SECONDS] [--mqtt-protocol 5|3.1.1] [--mqtt-owntracks USER[/DEVICE]]
     publishes online, state, events and progress under PREFIX (default stepwise/ID; ID
     defaults to the host name) through a journal in the state directory (default 16 MiB);
     --mqtt-commands takes the socket's commands on PREFIX/command, replies on PREFIX/reply;
-    several URLs (a cluster's nodes): each reconnect goes to the next.
+    several URLs (a cluster's nodes): each reconnect goes to the next;
+    --mqtt-owntracks also publishes OwnTracks locations on owntracks/USER/DEVICE (DEVICE
+    defaults to ID), retained, at the progress interval.
     """
 
   /// Takes the uplink's options out of `args`; `nil` without `--mqtt`.
@@ -42,8 +44,11 @@ extension UplinkConfiguration {
     let commands = args.flag("--mqtt-commands")
     let keepalive = try args.integer("--mqtt-keepalive", minimum: 5)
     let version = try args.option("--mqtt-protocol")
+    let ownTracks = try args.option("--mqtt-owntracks")
     guard let url else {
-      let given = [vehicle, prefix, credentials, caFile, certificate, key].contains { $0 != nil }
+      let given = [vehicle, prefix, credentials, caFile, certificate, key, ownTracks].contains {
+        $0 != nil
+      }
       if given || interval != nil || size != nil || keepalive != nil || commands || version != nil {
         throw UsageError("the --mqtt-… and --vehicle options need --mqtt URL")
       }
@@ -79,6 +84,22 @@ extension UplinkConfiguration {
     if let size { c.journalSize = size }
     c.commands = commands
     if let keepalive { c.keepalive = Int32(clamping: min(keepalive, 65535)) }
+    if let ownTracks { c.ownTracks = try Self.ownTracks(ownTracks, vehicle: c.vehicle) }
     return c
+  }
+
+  /// `USER` or `USER/DEVICE`, each a topic level spelt as a vehicle id.
+  static func ownTracks(_ text: String, vehicle: String) throws -> OwnTracksIdentity {
+    let levels = text.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+    guard levels.count <= 2 else {
+      throw UsageError("--mqtt-owntracks \"\(text)\": USER or USER/DEVICE")
+    }
+    do {
+      return OwnTracksIdentity(
+        user: try VehicleID.validate(levels[0]),
+        device: try VehicleID.validate(levels.count == 2 ? levels[1] : vehicle))
+    } catch {
+      throw UsageError("--mqtt-owntracks \"\(text)\": \(error.message)")
+    }
   }
 }

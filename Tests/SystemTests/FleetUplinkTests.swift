@@ -229,6 +229,7 @@ extension FleetUplinkTests {
 struct FleetCommandTests {
   static let users = [
     "veh1": "pw-veh1", "veh2": "pw-veh2", "dispatcher": "pw-disp", "console": "pw-console",
+    "owntracks": "pw-owntracks",
   ]
 
   static func credentials(_ scratch: ScratchDirectory, _ user: String) throws -> String {
@@ -302,6 +303,66 @@ struct FleetCommandTests {
     #expect(replies.last?["state"]?["class"]?.stringValue == "STATE")
     #expect(broker.log.contains("Denied PUBLISH from veh2"), "\(broker.log)")
     #expect(!second.stdout.contains("CANCELLED"))
+  }
+
+  /// `--mqtt-owntracks`: an OwnTracks reader (its own account, as for OwnTracks Recorder) gets
+  /// each published progress as an OwnTracks location, the last one retained; under the ACL a
+  /// vehicle cannot post locations as another device.
+  @Test func ownTracksLocationsReachAReaderAndNoVehicleMayPostAsAnother() throws {
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let broker = try fleetBroker(scratch: scratch, users: Self.users)
+    let sub = try durableSubscriber(
+      broker, id: "owntracks", topics: ["owntracks/#"], scratch: scratch,
+      extra: ["-u", "owntracks", "-P", "pw-owntracks"])
+    defer { sub.killGroup() }
+    try #require(waitUntil(timeout: 5) { broker.log.contains(" as owntracks ") })
+    func drive(_ vehicle: String, _ ownTracks: String) throws -> String {
+      let daemon = try FleetUplinkTests.stepwised(
+        [
+          "--route", FleetUplinkTests.route, "--json", "--state-dir", scratch.file(vehicle),
+          "--mqtt", broker.url, "--vehicle", vehicle, "--mqtt-keepalive", "5",
+          "--mqtt-credentials", try Self.credentials(scratch, vehicle), "--mqtt-owntracks",
+          ownTracks, "--fast", repositoryFile("Simulations/001-marais-drive/drive.nmea"),
+        ], scratch: scratch, tag: vehicle)
+      defer { daemon.killGroup() }
+      #expect(daemon.wait(timeout: 60) == 0, "\(daemon.stderr)")
+      return daemon.stdout
+    }
+    let stdout = try drive("veh1", "fleet")
+    let positions = Set(
+      stdout.split(separator: "\n").compactMap { line -> String? in
+        guard let o = try? JSONParser.parse(String(line)), o["class"]?.stringValue == "PROGRESS",
+          let lat = o["latitude"]?.doubleValue, let lon = o["longitude"]?.doubleValue
+        else { return nil }
+        return "\(lat),\(lon)"
+      })
+    func locations() -> [JSONObject] {
+      receivedMessages(sub.stdout).filter { $0.topic == "owntracks/fleet/veh1" }.compactMap(
+        \.object)
+    }
+    // One a progress interval (5 s) of a drive of about 7 minutes.
+    #expect(waitUntil(timeout: 10) { locations().count >= 40 }, "\(locations().count)")
+    let received = locations()
+    for o in received {
+      #expect(o["_type"]?.stringValue == "location")
+      #expect(o["tid"]?.stringValue == "h1")
+      let lat = try #require(o["lat"]?.doubleValue)
+      let lon = try #require(o["lon"]?.doubleValue)
+      #expect(positions.contains("\(lat),\(lon)"), "not a published position: \(o)")
+    }
+    let times = received.compactMap { $0["tst"]?.doubleValue }
+    #expect(times.count == received.count)
+    #expect(zip(times, times.dropFirst()).allSatisfy { $1 - $0 >= 5 }, "\(times)")
+    // Another vehicle naming veh1's device is refused by the ACL and adds nothing.
+    _ = try drive("veh2", "fleet/veh1")
+    #expect(broker.log.contains("Denied PUBLISH from veh2"), "\(broker.log)")
+    #expect(locations().count == received.count)
+    let retained = try retainedMessages(
+      broker, ["owntracks/fleet/veh1"], scratch: scratch,
+      extra: ["-u", "owntracks", "-P", "pw-owntracks"])
+    let last = try #require(retained["owntracks/fleet/veh1"].flatMap { try? JSONParser.parse($0) })
+    #expect(last["tst"]?.doubleValue == times.last)
   }
 
   @Test func oversizedMalformedStaleAndIdlessCommandsGetTheSocketsErrors() throws {

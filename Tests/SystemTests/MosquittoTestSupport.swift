@@ -169,13 +169,14 @@ func eventLines(_ transcript: String) -> [String] {
 /// one message per topic or after 3 s (its own `-W` relies on SIGALRM, which the test runner's
 /// inherited signal mask may block).
 func retainedMessages(
-  _ broker: MosquittoBroker, _ topics: [String], scratch: ScratchDirectory
+  _ broker: MosquittoBroker, _ topics: [String], scratch: ScratchDirectory, extra: [String] = []
 ) throws -> [String: String] {
   var argv = [
     try mosquittoTool("mosquitto_sub"), "-h", "127.0.0.1", "-p", "\(broker.port)", "-v",
     "--retained-only", "-C", "\(topics.count)",
   ]
   for t in topics { argv += ["-t", t] }
+  argv += extra
   let p = try SpawnedProcess(
     argv, environment: ["PATH": "/usr/bin:/bin"], stdoutPath: scratch.file("retained.out"),
     stderrPath: scratch.file("retained.err"))
