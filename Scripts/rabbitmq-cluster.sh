@@ -29,6 +29,10 @@
 # topic authorisation on amq.topic: MQTT's / is AMQP's ., so the patterns are on routing keys);
 # `user … backoffice` is an AMQP consumer of its own stepwise-backoffice.… queues (docs/fleet/).
 #
+# With RABBITMQ_CLUSTER_TLS=PKI (a folder with ca.crt, server.crt and server.key), each node
+# also takes MQTT over TLS (mqtts://) on 127.0.0.1 at +10i+3 (MQTTS_PORT_i in cluster.env), as
+# RabbitMQ's TLS guide configures it; clients are not asked for certificates.
+#
 # Each node runs in the foreground (RUNNING_UNDER_SYSTEMD=1 makes rabbitmq-server exec the Erlang
 # VM, so the pid started is the node's); `stop` sends each SIGTERM (a clean stop), waits up to
 # 30 s, then SIGKILL. Debian's rabbitmq-server 3.10.8 (Scripts/install-deps.sh installs it);
@@ -146,12 +150,23 @@ loopback_users = none
 log.console = false
 log.file.level = info
 EOF
+    if [ -n "${RABBITMQ_CLUSTER_TLS:-}" ]; then
+      cat >>"$RABBITMQ_CONFIG_FILE" <<EOF
+mqtt.listeners.ssl.1 = 127.0.0.1:$((mqtt_port + 2))
+ssl_options.cacertfile = $RABBITMQ_CLUSTER_TLS/ca.crt
+ssl_options.certfile = $RABBITMQ_CLUSTER_TLS/server.crt
+ssl_options.keyfile = $RABBITMQ_CLUSTER_TLS/server.key
+ssl_options.verify = verify_none
+ssl_options.fail_if_no_peer_cert = false
+EOF
+    fi
     launch "$i"
     {
       echo "NODE_$i=$RABBITMQ_NODENAME"
       echo "PID_$i=$!"
       echo "AMQP_PORT_$i=$RABBITMQ_NODE_PORT"
       echo "MQTT_PORT_$i=$mqtt_port"
+      [ -z "${RABBITMQ_CLUSTER_TLS:-}" ] || echo "MQTTS_PORT_$i=$((mqtt_port + 2))"
       echo "DIST_PORT_$i=$RABBITMQ_DIST_PORT"
     } >>"$dir/cluster.env"
   done

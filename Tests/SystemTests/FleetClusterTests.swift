@@ -24,11 +24,12 @@ struct FleetClusterTests {
     let folder: String
     let env: [String: String]
 
-    /// Starts the cluster; stops whatever it started when that fails.
-    init(folder: String) throws {
+    /// Starts the cluster, with MQTT over TLS too when given a `tls` folder
+    /// (``FleetUplinkTests/makePKI(_:)``); stops whatever it started when that fails.
+    init(folder: String, tls: String? = nil) throws {
       self.folder = folder
       try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-      let r = try Self.run(["start", folder], folder: folder, timeout: 150)
+      let r = try Self.run(["start", folder], folder: folder, timeout: 150, tls: tls)
       let text = (try? String(contentsOfFile: folder + "/cluster.env", encoding: .utf8)) ?? ""
       var env: [String: String] = [:]
       for line in text.split(separator: "\n") {
@@ -46,16 +47,18 @@ struct FleetClusterTests {
 
     /// Runs the script through posix_spawn, not Foundation's `Process`, whose wait never ends
     /// while the nodes the script started hold a descriptor it gave the child.
-    static func run(_ arguments: [String], folder: String, timeout: Double) throws -> (
-      status: Int32?, stderr: String
-    ) {
+    static func run(
+      _ arguments: [String], folder: String, timeout: Double, tls: String? = nil
+    ) throws -> (status: Int32?, stderr: String) {
       let tag = arguments[0] + "-" + String(UInt32.random(in: 0...UInt32.max), radix: 36)
+      var environment = [
+        "PATH": "/usr/bin:/bin:/usr/sbin:/sbin",
+        "RABBITMQ_CLUSTER_PORT": "\(FleetClusterTests.basePort)",
+      ]
+      if let tls { environment["RABBITMQ_CLUSTER_TLS"] = tls }
       let p = try SpawnedProcess(
-        ["/bin/sh", script] + arguments,
-        environment: [
-          "PATH": "/usr/bin:/bin:/usr/sbin:/sbin",
-          "RABBITMQ_CLUSTER_PORT": "\(FleetClusterTests.basePort)",
-        ], stdoutPath: folder + "/\(tag).out", stderrPath: folder + "/\(tag).err")
+        ["/bin/sh", script] + arguments, environment: environment,
+        stdoutPath: folder + "/\(tag).out", stderrPath: folder + "/\(tag).err")
       let status = p.wait(timeout: timeout)
       if status == nil { p.signal(SIGKILL) }
       return (status, p.stderr)
@@ -163,7 +166,9 @@ struct FleetClusterTests {
   @Test func aVehicleFailsOverWhenItsNodeIsKilledAndLosesNothing() throws {
     let scratch = try ScratchDirectory()
     defer { scratch.remove() }
-    let cluster = try Cluster(folder: scratch.file("cluster"))
+    let pki = scratch.file("pki")
+    try FleetUplinkTests.makePKI(pki)
+    let cluster = try Cluster(folder: scratch.file("cluster"), tls: pki)
     defer { cluster.stop() }
     try cluster.user("veh1", "pw-veh1", "vehicle")
     try cluster.user("veh2", "pw-veh2", "vehicle")
@@ -186,7 +191,8 @@ struct FleetClusterTests {
       [
         try mosquittoTool("mosquitto_sub"), "-h", "127.0.0.1", "-p", cluster.mqttPort(3), "-V",
         "mqttv311", "-c", "-i", "disp", "-q", "1", "-v", "-u", "disp", "-P", "pw-disp", "-t",
-        "stepwise/+/events", "-t", "stepwise/+/reply", "-t", "stepwise/+/online",
+        "stepwise/+/events", "-t", "stepwise/+/reply", "-t", "stepwise/+/online", "-t",
+        "owntracks/+/+",
       ], environment: ["PATH": "/usr/bin:/bin"], stdoutPath: scratch.file("disp.out"),
       stderrPath: scratch.file("disp.err"))
     defer { sub.killGroup() }
@@ -198,6 +204,26 @@ struct FleetClusterTests {
       cluster, node: 2, user: "veh2", password: "pw-veh2", topic: "stepwise/veh1/events",
       message: #"{"class":"FORGED"}"#)
     #expect(spoofed.status != 0, "\(spoofed)")
+
+    // TLS as on mosquitto, and OwnTracks under the vehicles' topic permissions: veh2 drives
+    // over mqtts:// to node 2 with the cluster's CA, and its locations reach the dispatcher.
+    let credentials2 = scratch.file("veh2.credentials")
+    try "veh2\npw-veh2\n".write(toFile: credentials2, atomically: true, encoding: .utf8)
+    let mqtts = "mqtts://127.0.0.1:" + (cluster.env["MQTTS_PORT_2"] ?? "0")
+    let veh2 = try FleetUplinkTests.stepwised(
+      [
+        "--route", FleetUplinkTests.route, "--json", "--state-dir", scratch.file("state2"),
+        "--mqtt", mqtts, "--mqtt-cafile", pki + "/ca.crt", "--mqtt-protocol", "3.1.1",
+        "--vehicle", "veh2", "--mqtt-credentials", credentials2, "--mqtt-owntracks", "fleet",
+        "--fast", repositoryFile("Simulations/001-marais-drive/drive.nmea"),
+      ], scratch: scratch, tag: "veh2")
+    defer { veh2.killGroup() }
+    #expect(veh2.wait(timeout: 60) == 0, "\(veh2.stderr)")
+    #expect(veh2.stderr.contains("connected to \(mqtts) as veh2"), "\(veh2.stderr)")
+    #expect(
+      waitUntil(timeout: 10) {
+        receivedMessages(sub.stdout).filter { $0.topic == "owntracks/fleet/veh2" }.count >= 40
+      }, "\(veh2.stderr)")
 
     // A hundred more vehicles under load on all three nodes while node 1 dies.
     let load = try Self.startLoad(cluster, scratch: scratch, vehicles: 100, seconds: 40)

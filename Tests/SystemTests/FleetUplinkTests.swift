@@ -593,10 +593,9 @@ extension FleetUplinkTests {
     try #require(p.terminationStatus == 0, "openssl \(arguments)")
   }
 
-  @Test func mqttsWithTheBrokersCAWorksAndAnotherCAIsRefusedClearly() throws {
-    let scratch = try ScratchDirectory()
-    defer { scratch.remove() }
-    let pki = scratch.file("pki")
+  /// A test CA and a server certificate for 127.0.0.1 in `pki` (ca.crt, server.crt,
+  /// server.key), readable by a broker running as another user.
+  static func makePKI(_ pki: String) throws {
     try FileManager.default.createDirectory(atPath: pki, withIntermediateDirectories: true)
     try Self.openssl(
       [
@@ -617,6 +616,13 @@ extension FleetUplinkTests {
       ], in: pki)
     chmod(pki, 0o755)
     for f in ["ca.crt", "server.crt", "server.key"] { chmod(pki + "/" + f, 0o644) }
+  }
+
+  @Test func mqttsWithTheBrokersCAWorksAndAnotherCAIsRefusedClearly() throws {
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let pki = scratch.file("pki")
+    try Self.makePKI(pki)
     let broker = try MosquittoBroker(
       scratch: scratch,
       config: [
