@@ -106,8 +106,13 @@ public struct RerouteConfiguration: Sendable, Equatable {
   /// Seconds a route kept for a suspected deviation stays usable.
   public var heldRouteLifetime = 15.0
   /// The origin is the position this many seconds ahead along the course (the router's
-  /// latency plus the driver's reaction), so the new route starts where the vehicle will be.
+  /// latency plus the driver's reaction), so the new route starts where the vehicle will be;
+  /// more when the router has been seen to answer more slowly than that, up to
+  /// ``maximumPredictionSeconds``.
   public var predictionSeconds = 1.0
+  /// The most seconds ahead an origin is predicted for a slow router (further, a straight
+  /// line along the course is a guess).
+  public var maximumPredictionSeconds = 8.0
   /// A new route whose first maneuver is closer than this many seconds at the current speed
   /// (or behind the vehicle) cannot be said in time: ask again, at once when the vehicle's
   /// course is known, from the first place ahead where a maneuver still can be (the lead plus
@@ -155,6 +160,9 @@ public struct RerouteController: Sendable {
   private var latest: RerouteObservation?
   /// A route that did not fit was answered for the fix of this time: ask again from a later one.
   private var retryAfter: Double?
+  /// Seconds of fix time the router took to answer, smoothed over its recent routes; `nil`
+  /// before the first.
+  private var latency: Double?
 
   public init(configuration: RerouteConfiguration = RerouteConfiguration(), idPrefix: String) {
     self.configuration = configuration
@@ -213,6 +221,11 @@ public struct RerouteController: Sendable {
     inFlight = nil
     let ahead = f.ahead
     guard let o = latest else { return [] }
+    if case .success = result {
+      // Failures are left out: a timeout says nothing of how fast routes come.
+      let sample = max(0, o.time - f.time)
+      latency = latency.map { 0.5 * $0 + 0.5 * sample } ?? sample
+    }
     switch result {
     case .failure(let error):
       if error == .stale { return [] }
@@ -277,7 +290,7 @@ public struct RerouteController: Sendable {
       // Its first maneuver cannot be said in time: asked again at once from beyond it (once
       // for a fix, so a replay that waits for answers cannot loop).
       if fit == .tooClose, retryAfter != o.time,
-        let again = ask(o, ahead: leadDistance(o) + o.speed * configuration.predictionSeconds)
+        let again = ask(o, ahead: leadDistance(o) + o.speed * predictionSeconds)
       {
         retryAfter = o.time
         return [again]
@@ -316,7 +329,7 @@ public struct RerouteController: Sendable {
     var origin = point
     var predicted = 0.0
     if let c = o.course, o.speed >= RouteRequest.headingMinimumSpeed {
-      predicted = ahead ?? o.speed * configuration.predictionSeconds
+      predicted = ahead ?? o.speed * predictionSeconds
       origin = point.destination(distance: predicted, bearing: c)
     }
     inFlight = (id, o.time, predicted)
@@ -326,6 +339,15 @@ public struct RerouteController: Sendable {
       id: id,
       origin: RouteRequest.Origin(
         coordinate: origin, course: o.course, speed: o.speed, accuracy: o.accuracy))
+  }
+
+  /// Seconds ahead an origin is predicted: the configured prediction, or the router's observed
+  /// latency when that is longer (so that a slow router's route still starts ahead of the
+  /// vehicle when it comes, and is not too close to be said again and again).
+  private var predictionSeconds: Double {
+    min(
+      max(configuration.predictionSeconds, latency ?? 0),
+      max(configuration.predictionSeconds, configuration.maximumPredictionSeconds))
   }
 
   /// Seconds to wait after the last request: longer after failures, and the more reroutes were
