@@ -3,9 +3,12 @@
 /// One value at a time, so no combination of flags can say two contradictory things.
 ///
 /// Whether the GPS is lost is not a phase: a fix can go missing in any of them, and coming back
-/// returns to the same phase. Rerouting adds its own phases here (a suspected departure that
-/// silences countdowns, a request in flight, a return to the old route), each with the rules it
-/// needs in ``NavigationSession``.
+/// returns to the same phase. Rerouting is not a phase of the session either: when to ask and
+/// whether to use an answer is ``RerouteController``'s (target Rerouting), which keeps its own
+/// status; the session only learns that its route was replaced.
+///
+/// The data that only one phase uses (the on-route evidence of an arrival, the off-route
+/// search) still lives beside the phase in ``NavigationSession``, not in its cases.
 public enum GuidancePhase: String, Sendable, Hashable, CaseIterable {
   /// No valid fix has come yet: the departure is still to be made.
   case acquiring
