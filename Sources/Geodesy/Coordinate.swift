@@ -13,7 +13,7 @@ public struct Coordinate: Sendable, Hashable, CustomStringConvertible {
   public var longitude: Double
 
   /// Creates a coordinate from degrees.
-  public init(latitude: Double, longitude: Double) {
+  @inlinable public init(latitude: Double, longitude: Double) {
     self.latitude = latitude
     self.longitude = longitude
   }
