@@ -16,6 +16,7 @@ struct SampleRing<Element>: RandomAccessCollection {
   var startIndex: Int { 0 }
   var endIndex: Int { count }
 
+  @inline(__always)
   subscript(position: Int) -> Element {
     precondition(position >= 0 && position < count, "SampleRing index out of range")
     return slots[slot(position)]
@@ -28,21 +29,29 @@ struct SampleRing<Element>: RandomAccessCollection {
     return i < slots.count ? i : i - slots.count
   }
 
+  @inline(__always)
   mutating func append(_ element: Element) {
     if count < slots.count {
       slots[slot(count)] = element
+      count += 1
     } else {
-      // Full: put the samples in order from the first slot, and add one.
-      if head != 0 {
-        slots = Array(self)
-        head = 0
-      }
-      slots.append(element)
+      grow(with: element)
     }
+  }
+
+  /// Full: puts the samples in order from the first slot, and adds one.
+  @inline(never)
+  private mutating func grow(with element: Element) {
+    if head != 0 {
+      slots = Array(self)
+      head = 0
+    }
+    slots.append(element)
     count += 1
   }
 
   /// Drops samples from the front while `predicate` holds for the oldest.
+  @inline(__always)
   mutating func removeFirst(while predicate: (Element) throws -> Bool) rethrows {
     while count > 0, try predicate(slots[head]) {
       head = head + 1 < slots.count ? head + 1 : 0
@@ -51,6 +60,7 @@ struct SampleRing<Element>: RandomAccessCollection {
   }
 
   /// Drops samples from the back while `predicate` holds for the newest.
+  @inline(__always)
   mutating func removeLast(while predicate: (Element) throws -> Bool) rethrows {
     while count > 0, try predicate(slots[slot(count - 1)]) { count -= 1 }
   }
@@ -59,6 +69,7 @@ struct SampleRing<Element>: RandomAccessCollection {
   ///
   /// For samples appended in time order this is
   /// `removeAll { now - time($0) > span || time($0) > now }`: what that drops lies at the ends.
+  @inline(__always)
   mutating func keep(span: Double, upTo now: Double, time: (Element) -> Double) {
     removeLast { time($0) > now }
     removeFirst { now - time($0) > span }
