@@ -13,7 +13,7 @@ public struct Coordinate: Sendable, Hashable, CustomStringConvertible {
   public var longitude: Double
 
   /// Creates a coordinate from degrees.
-  public init(latitude: Double, longitude: Double) {
+  @inlinable public init(latitude: Double, longitude: Double) {
     self.latitude = latitude
     self.longitude = longitude
   }
@@ -44,6 +44,9 @@ public func wrappedLongitudeDelta(_ delta: Double) -> Double {
 /// Normalises an angle to 0 ..< 360 degrees.
 @inline(__always)
 public func normalizedBearing(_ degrees: Double) -> Double {
+  // Most angles (a receiver's course, a route's bearing) are already in range, where the
+  // remainder is the angle itself, bit for bit: skip its call into libm.
+  if degrees >= 0 && degrees < 360 { return degrees }
   var d = degrees.truncatingRemainder(dividingBy: 360)
   if d < 0 { d += 360 }
   return d

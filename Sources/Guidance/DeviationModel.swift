@@ -11,9 +11,9 @@ struct DeviationModel: Sendable {
   let configuration: GuidanceConfiguration
   let geometry: RouteGeometry
   /// Recent distances from the route, to tell a vehicle moving away from a steady bias.
-  private var laterals: [(time: Double, lateral: Double)] = []
+  private var laterals = SampleRing<(time: Double, lateral: Double)>()
   /// Recent trusted courses, to tell a steady course from one turning or spinning.
-  private var courses: [(time: Double, course: Double)] = []
+  private var courses = SampleRing<(time: Double, course: Double)>()
   /// Finds the vehicle farther along after it cut across a part of the route.
   var shortcut = RouteShortcut()
 
@@ -22,17 +22,22 @@ struct DeviationModel: Sendable {
     self.geometry = geometry
   }
 
-  /// `course` when the recent courses agree with it (see `steadyCourseSpread`), else `nil`;
-  /// records it.
-  mutating func steadyCourse(_ course: Double?, time: Double) -> Double? {
+  /// Records the trusted course of a fix (`nil`: none, which ends the run of courses).
+  mutating func noteCourse(_ course: Double?, time: Double) {
     guard let course else {
-      courses.removeAll(keepingCapacity: true)
-      return nil
+      courses.removeAll()
+      return
     }
-    let span = configuration.steadyCourseSeconds
-    courses.removeAll { time - $0.time > span || $0.time > time }
+    courses.keep(span: configuration.steadyCourseSeconds, upTo: time) { $0.time }
     courses.append((time, course))
-    guard let first = courses.first, time - first.time >= span / 2 else { return nil }
+  }
+
+  /// The course last noted when the recent courses agree with it (see `steadyCourseSpread`),
+  /// else `nil`: worked out only when asked.
+  var steadyCourse: Double? {
+    guard let (time, course) = courses.last, let first = courses.first,
+      time - first.time >= configuration.steadyCourseSeconds / 2
+    else { return nil }
     let spread = configuration.steadyCourseSpread
     return courses.allSatisfy { bearingDifference($0.course, course) <= spread } ? course : nil
   }
@@ -98,7 +103,7 @@ struct DeviationModel: Sendable {
 
   mutating func noteLateral(_ lateral: Double, time: Double) {
     let keep = configuration.deviationGrowthSeconds * 2
-    laterals.removeAll { time - $0.time > keep || $0.time > time }
+    laterals.keep(span: keep, upTo: time) { $0.time }
     if lateral.isFinite { laterals.append((time, lateral)) }
   }
 }

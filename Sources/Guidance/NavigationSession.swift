@@ -361,11 +361,11 @@ public struct NavigationSession: Sendable {
     let trustedCourse =
       (fix.speed ?? speed) >= configuration.trustCourseAbove ? fix.course : nil
     let standing = speed < configuration.standingBelow
-    let steady = deviation.steadyCourse(trustedCourse, time: fix.time)
+    deviation.noteCourse(trustedCourse, time: fix.time)
 
     switch phase {
     case .acquiring:
-      depart(fix, point: point, course: steady, threshold: threshold, into: &events)
+      depart(fix, point: point, course: deviation.steadyCourse, threshold: threshold, into: &events)
     case .joining:
       join(fix, point: point, course: trustedCourse, threshold: threshold, into: &events)
     case .offRoute:
@@ -379,7 +379,7 @@ public struct NavigationSession: Sendable {
       let reacquired = !reacquiring && dt > configuration.gpsLostAfter
       followOnRoute(
         fix, point: point, course: trustedCourse,
-        matchCourse: reacquired ? steady : trustedCourse,
+        matchCourse: reacquired ? deviation.steadyCourse : trustedCourse,
         dt: dt, carried: carried, accuracy: accuracy, threshold: threshold, standing: standing,
         into: &events)
     }
@@ -720,13 +720,14 @@ public struct NavigationSession: Sendable {
       sigmaAlong: configuration.alongSigma + configuration.alongSigmaTravel * carried * dt
         + accuracy)
     var best = matcher.match(query, hint: segmentHint)
-    let moved = deviation.shortcut.note(point, time: fix.time, configuration: configuration)
-    if let cut = deviation.shortcut.look(
+    deviation.shortcut.note(point, time: fix.time, span: configuration.movementSeconds)
+    let found = deviation.shortcut.candidate(
       best: best, from: distanceAlong, hint: segmentHint, step: currentStep, point: point,
-      course: course ?? (standing ? nil : moved),
+      course: course
+        ?? (standing ? nil : deviation.shortcut.movedCourse(configuration: configuration)),
       accuracy: accuracy, threshold: threshold, matcher: matcher, steps: route.steps,
       configuration: configuration)
-    {
+    if let cut = deviation.shortcut.confirm(found, needed: configuration.shortcutFixes) {
       best = cut
     }
     let lateral = best?.lateral ?? .infinity

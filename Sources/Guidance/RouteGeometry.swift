@@ -30,7 +30,7 @@ public struct RouteGeometry: Sendable {
   public var length: Double { cumulative[cumulative.count - 1] }
 
   /// Number of segments (points − 1).
-  public var segmentCount: Int { points.count - 1 }
+  public var segmentCount: Int { cumulative.count - 1 }
 
   /// Flattens `route`.
   ///

@@ -20,47 +20,48 @@ import Routes
 /// waypoint (a place to be visited) nor farther than `shortcutReach`, so an out-and-back route
 /// turned round early is still a wrong way.
 struct RouteShortcut: Sendable {
-  private var recent: [(time: Double, point: Coordinate)] = []
+  private var recent = SampleRing<(time: Double, point: Coordinate)>()
   private var evidence = Streak()
 
-  /// Records a fix, and returns the course the fixes moved along when it can be told.
-  mutating func note(_ point: Coordinate, time: Double, configuration c: GuidanceConfiguration)
-    -> Double?
-  {
-    recent.removeAll { time - $0.time > c.movementSeconds || $0.time > time }
-    defer { recent.append((time, point)) }
+  /// Records a fix; the fixes of the last `span` seconds are kept (`movementSeconds`).
+  mutating func note(_ point: Coordinate, time: Double, span: Double) {
+    recent.keep(span: span, upTo: time) { $0.time }
+    recent.append((time, point))
+  }
+
+  /// The course the fixes moved along up to the last one noted, when it can be told: worked
+  /// out only when asked (most fixes bring a course of their own).
+  func movedCourse(configuration c: GuidanceConfiguration) -> Double? {
+    guard let point = recent.last?.point else { return nil }
+    let before = recent.dropLast()
     // Over a straight stretch only: the halves of the movement agree on the direction (a
     // chord across a corner or a tight turn is no course).
     guard
-      let from = recent.lastIndex(where: {
+      let from = before.lastIndex(where: {
         $0.point.distance(to: point, exceeds: c.movementDistance)
       }),
-      let middle = recent[from...].lastIndex(where: {
+      let middle = before[from...].lastIndex(where: {
         $0.point.distance(to: point, exceeds: c.movementDistance / 2)
       })
     else { return nil }
-    let first = recent[from].point.bearing(to: recent[middle].point)
-    let second = recent[middle].point.bearing(to: point)
+    let first = before[from].point.bearing(to: before[middle].point)
+    let second = before[middle].point.bearing(to: point)
     guard middle > from, bearingDifference(first, second) <= c.movementStraightness else {
       return nil
     }
-    return recent[from].point.bearing(to: point)
+    return before[from].point.bearing(to: point)
   }
 
-  /// The place farther along to match the fix at instead of `best`, once the evidence suffices.
-  mutating func look(
-    best: MatchCandidate?, from along: Double, hint: Int, step: Int, point: Coordinate,
-    course: Double?, accuracy: Double, threshold: Double, matcher: RouteMatcher,
-    steps: [RouteStep], configuration c: GuidanceConfiguration
-  ) -> MatchCandidate? {
-    let found = candidate(
-      best: best, from: along, hint: hint, step: step, point: point, course: course,
-      accuracy: accuracy, threshold: threshold, matcher: matcher, steps: steps, configuration: c)
-    return evidence.observe(found != nil, needed: c.shortcutFixes) ? found : nil
+  /// `found`, this fix's `candidate`, once it was found for `needed` fixes in a row.
+  ///
+  /// The search itself does not mutate, so the session passes its matcher and configuration to
+  /// it without copying them.
+  mutating func confirm(_ found: MatchCandidate?, needed: Int) -> MatchCandidate? {
+    evidence.observe(found != nil, needed: needed) ? found : nil
   }
 
   /// A place farther along that fits the fix better than `best`, when `best` is in doubt.
-  private func candidate(
+  func candidate(
     best: MatchCandidate?, from along: Double, hint: Int, step: Int, point: Coordinate,
     course: Double?, accuracy: Double, threshold: Double, matcher: RouteMatcher,
     steps: [RouteStep], configuration c: GuidanceConfiguration

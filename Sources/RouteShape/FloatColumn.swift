@@ -2,14 +2,14 @@
 /// quantities whose seventh significant digit is already far below what they are used for (a
 /// bearing to 0.00002 degree, a metres-per-degree scale to 0.5 mm per degree).
 public struct FloatColumn: Sendable, RandomAccessCollection {
-  let storage: [Float]
+  @usableFromInline let storage: [Float]
 
   package init(_ storage: [Float]) { self.storage = storage }
 
-  public var startIndex: Int { 0 }
-  public var endIndex: Int { storage.count }
+  @inlinable public var startIndex: Int { 0 }
+  @inlinable public var endIndex: Int { storage.count }
 
-  public subscript(i: Int) -> Double {
+  @inlinable public subscript(i: Int) -> Double {
     @inline(__always) get { Double(storage[i]) }
   }
 }

@@ -1,5 +1,5 @@
 public import Geodesy
-package import Routes
+public import Routes
 
 /// The points the matcher walks (``ThinnedRoute``'s), read from the route's own array of points
 /// (``Routes/Route/sharingOnePointArray()``) instead of a copy: 2 bytes a point kept.
@@ -15,18 +15,18 @@ package import Routes
 /// within a block of `1 << blockShift` kept points the offsets stay far below 65,536.
 public struct RoutePoints: Sendable, RandomAccessCollection {
   /// Kept points per block: log2.
-  static let blockShift = 9
+  @usableFromInline static let blockShift = 9
   /// The route's array is read when at least one point in this many is kept.
   static let sharingRatio = 4
 
   /// Every point of the route (`shared`), or a copy of the kept points.
-  let all: RoutePolyline
+  @usableFromInline let all: RoutePolyline
   /// Whether `all` is the route's array, read through `bases` and `offsets`.
-  let shared: Bool
+  @usableFromInline let shared: Bool
   /// Index in `all` of the first kept point of each block.
-  private let bases: [Int]
+  @usableFromInline let bases: [Int]
   /// Index in `all` of each kept point, from its block's base.
-  private let offsets: [UInt16]
+  @usableFromInline let offsets: [UInt16]
 
   /// The points of `all` at `indices` (increasing).
   package init(_ all: RoutePolyline, indices: [Int32]) {
@@ -56,14 +56,14 @@ public struct RoutePoints: Sendable, RandomAccessCollection {
     self.offsets = offsets
   }
 
-  public var startIndex: Int { 0 }
-  public var endIndex: Int { shared ? offsets.count : all.count }
+  @inlinable public var startIndex: Int { 0 }
+  @inlinable public var endIndex: Int { shared ? offsets.count : all.count }
 
   /// Index in the route's array of point `j`.
-  @inline(__always)
+  @inlinable @inline(__always)
   func routeIndex(_ j: Int) -> Int { bases[j &>> Self.blockShift] &+ Int(offsets[j]) }
 
-  public subscript(j: Int) -> Coordinate {
+  @inlinable public subscript(j: Int) -> Coordinate {
     @inline(__always) get { shared ? all[routeIndex(j)] : all[j] }
   }
 

@@ -20,7 +20,7 @@ public struct RoutePolyline: Sendable, Hashable, RandomAccessCollection, Express
   /// Decimals of a degree held: `unitsPerDegree` is 10 to this power.
   public static let decimals = 7
   /// The stored value of a degree that cannot be held.
-  static let unrepresentable = Int32.min
+  @usableFromInline static let unrepresentable = Int32.min
 
   /// Latitude and longitude of each point, in that order, in units of 10⁻⁷ degree.
   @usableFromInline var storage: [Int32]
@@ -39,10 +39,10 @@ public struct RoutePolyline: Sendable, Hashable, RandomAccessCollection, Express
 
   public init(arrayLiteral elements: Coordinate...) { self.init(elements) }
 
-  public var startIndex: Int { 0 }
-  public var endIndex: Int { pointCount }
+  @inlinable public var startIndex: Int { 0 }
+  @inlinable public var endIndex: Int { pointCount }
 
-  public subscript(i: Int) -> Coordinate {
+  @inlinable public subscript(i: Int) -> Coordinate {
     @inline(__always) get {
       Coordinate(
         latitude: Self.degrees(storage[first + 2 * i]),
@@ -159,7 +159,7 @@ public struct RoutePolyline: Sendable, Hashable, RandomAccessCollection, Express
   /// Stored units in degrees (NaN for `unrepresentable`).
   ///
   /// Division, not multiplication by 10⁻⁷, so that seven-decimal values come back exactly.
-  @inline(__always)
+  @inlinable @inline(__always)
   public static func degrees(_ units: Int32) -> Double {
     units == unrepresentable ? .nan : Double(units) / unitsPerDegree
   }
