@@ -26,11 +26,11 @@
  * mosquitto_loop_read/write/misc). Connecting happens first (CONNECT-RATE a second); the S
  * seconds of publishing start once every vehicle and the dispatcher are connected.
  *
- * The dispatcher, on its own thread and connection (to broker I, default the last), is a
- * durable subscriber (client id the dispatcher's name, clean session off, QoS 1) to
- * stepwise/+/online, state, events and progress, as `stepwise fleet` is. For every events/
- * progress message it finds the vehicle and seq, and so the time the vehicle handed it to
- * libmosquitto (CLOCK_MONOTONIC, same process): the delivery latency. After the S seconds it
+ * The dispatcher, on its own thread and connection (to broker I, default the last; after a
+ * failure, to the next one), is a durable subscriber (client id the dispatcher's name, clean
+ * session off, QoS 1) to stepwise/+/online, state, events and progress, as `stepwise fleet`
+ * is. For every events/progress message it finds the vehicle and seq, and so the time the
+ * vehicle handed it to libmosquitto (CLOCK_MONOTONIC, same process): the delivery latency. After the S seconds it
  * waits up to DRAIN seconds for what is missing, then prints key=value lines:
  *   vehicles, sent, received, unique, duplicates, missing, out_of_order (a message that
  *   arrives after a later one of its vehicle), vehicles_incomplete, p50_ms, p90_ms, p99_ms,
@@ -54,6 +54,7 @@
 #include <math.h>
 #include <mosquitto.h>
 #include <mqtt_protocol.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -367,7 +368,49 @@ static void on_dispatcher_connect(struct mosquitto *m, void *obj, int rc, int fl
   dispatcher_ready = 1;
 }
 
-static struct mosquitto *start_dispatcher(void) {
+/* Connects the dispatcher to broker b, with the session's properties (under MQTT 5 the
+ * session expiry, which libmosquitto's mosquitto_reconnect leaves out: the session would then
+ * end with that connection). */
+static int connect_dispatcher(struct mosquitto *m, int b) {
+  return mosquitto_connect_bind_v5(m, opt.hosts[b], opt.ports[b], 30, NULL,
+                                   opt.mqtt311 ? NULL : connect_props);
+}
+
+static _Atomic int dispatcher_closing;
+
+/* The dispatcher's own network thread, not mosquitto_loop_start's: libmosquitto's loop
+ * (mosquitto_loop) waits with select(), and gives up with MOSQ_ERR_INVAL on a descriptor at or
+ * above FD_SETSIZE (1024), which mosquitto_loop_forever takes as fatal and ends the thread in
+ * silence. The dispatcher's first socket is made before the vehicles', but the one its
+ * reconnect makes comes after three descriptors per vehicle: with 1,000 vehicles it is above
+ * 3,000, and the dispatcher never came back after a broker restart (it did with 300). Here the
+ * wait is poll(), and every failure is retried after half a second on the next broker of the
+ * list, with the session's properties (mosquitto_reconnect would leave them out). */
+static void *dispatcher_loop(void *arg) {
+  struct mosquitto *m = arg;
+  int b = opt.dispatcher_broker < 0 ? opt.brokers - 1 : opt.dispatcher_broker;
+  int up = 1;
+  while (!dispatcher_closing) {
+    if (!up) {
+      usleep(500000);
+      b = (b + 1) % opt.brokers;
+      up = connect_dispatcher(m, b) == MOSQ_ERR_SUCCESS;
+      continue;
+    }
+    struct pollfd p = {.fd = mosquitto_socket(m),
+                       .events = POLLIN | (mosquitto_want_write(m) ? POLLOUT : 0)};
+    int rc = MOSQ_ERR_SUCCESS;
+    if (p.fd >= 0 && poll(&p, 1, 100) > 0 && (p.revents & (POLLIN | POLLERR | POLLHUP)))
+      rc = mosquitto_loop_read(m, 1);
+    if (rc == MOSQ_ERR_SUCCESS && mosquitto_socket(m) >= 0 && mosquitto_want_write(m))
+      rc = mosquitto_loop_write(m, 1);
+    if (rc == MOSQ_ERR_SUCCESS) rc = mosquitto_loop_misc(m);
+    if (rc != MOSQ_ERR_SUCCESS || mosquitto_socket(m) < 0) up = 0;
+  }
+  return NULL;
+}
+
+static struct mosquitto *start_dispatcher(pthread_t *thread) {
   struct mosquitto *m = mosquitto_new(opt.dispatcher_name, false, NULL);
   if (!m) die("mosquitto_new");
   mosquitto_int_option(m, MOSQ_OPT_PROTOCOL_VERSION,
@@ -375,15 +418,12 @@ static struct mosquitto *start_dispatcher(void) {
   mosquitto_username_pw_set(m, opt.dispatcher_name, opt.dispatcher_password);
   mosquitto_connect_v5_callback_set(m, on_dispatcher_connect);
   mosquitto_message_v5_callback_set(m, on_message);
-  mosquitto_reconnect_delay_set(m, 1, 2, false);
   int b = opt.dispatcher_broker < 0 ? opt.brokers - 1 : opt.dispatcher_broker;
-  int rc;
-  while ((rc = mosquitto_connect_bind_v5(m, opt.hosts[b], opt.ports[b], 30, NULL,
-                                         opt.mqtt311 ? NULL : connect_props)) != 0) {
+  while (connect_dispatcher(m, b) != 0) {
     if (now() > 60) die("the dispatcher cannot connect");
     usleep(500000);
   }
-  mosquitto_loop_start(m);
+  if (pthread_create(thread, NULL, dispatcher_loop, m)) die("pthread_create");
   return m;
 }
 
@@ -477,7 +517,8 @@ int main(int argc, char **argv) {
   epfd = epoll_create1(EPOLL_CLOEXEC);
   if (!latencies || !latency_sent || !fleet || !failover_s) die("out of memory");
 
-  struct mosquitto *dispatcher = opt.no_dispatcher ? NULL : start_dispatcher();
+  pthread_t dispatcher_thread;
+  struct mosquitto *dispatcher = opt.no_dispatcher ? NULL : start_dispatcher(&dispatcher_thread);
   if (opt.no_dispatcher) dispatcher_ready = 1;
   while (!dispatcher_ready) {
     if (now() > 60) die("the dispatcher was not accepted");
@@ -675,8 +716,10 @@ int main(int argc, char **argv) {
     if (fleet[i].fd >= 0) mosquitto_disconnect(fleet[i].m);
   }
   if (dispatcher) {
+    dispatcher_closing = 1;
+    pthread_join(dispatcher_thread, NULL);
     mosquitto_disconnect(dispatcher);
-    mosquitto_loop_stop(dispatcher, false);
+    mosquitto_loop(dispatcher, 100, 1);
     /* End the durable session (a clean-session connect discards it), so that what it still
      * holds does not reach the next run's dispatcher ahead of that run's messages. */
     mosquitto_reinitialise(dispatcher, opt.dispatcher_name, true, NULL);
