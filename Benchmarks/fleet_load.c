@@ -5,6 +5,7 @@
  *              [--recording Benchmarks/fleet-recording.txt] [--rate 1] [--mqtt311]
  *              [--dispatcher-broker I] [--connect-rate 500] [--keepalive 30] [--drain 60]
  *              [--password-prefix pw-] [--dispatcher NAME:PASSWORD] [--prefix fl]
+ *              [--connect-timeout 600]
  *
  * Vehicle i (id PREFIX%05d, user name the id, password PASSWORD-PREFIX + id) publishes what
  * `stepwised --mqtt` publishes, in its topic layout (stepwise/ID/online|state|events|progress),
@@ -24,7 +25,9 @@
  * Every vehicle publishes RATE messages a second on events/progress (the recording's order),
  * vehicle i at i/N of the second: all vehicles run on one thread (epoll, each client driven by
  * mosquitto_loop_read/write/misc). Connecting happens first (CONNECT-RATE a second); the S
- * seconds of publishing start once every vehicle and the dispatcher are connected.
+ * seconds of publishing start once every vehicle and the dispatcher are connected. When that
+ * has not happened after CONNECT-TIMEOUT seconds it prints "not_connected=K of N connected
+ * after T s" and exits with status 2.
  *
  * The dispatcher, on its own thread and connection (to broker I, default the last; after a
  * failure, to the next one), is a durable subscriber (client id the dispatcher's name, clean
@@ -95,11 +98,11 @@ static struct {
   char hosts[8][64];
   int ports[8], brokers;
   int vehicles, seconds, mqtt311, dispatcher_broker, connect_rate, keepalive, drain, first;
-  int no_dispatcher;
+  int no_dispatcher, connect_timeout;
   double rate;
   const char *recording, *password_prefix, *dispatcher_name, *dispatcher_password, *prefix;
 } opt = {.vehicles = 10, .seconds = 10, .dispatcher_broker = -1, .connect_rate = 500,
-         .keepalive = 30, .drain = 60, .rate = 1, .password_prefix = "pw-",
+         .keepalive = 30, .drain = 60, .connect_timeout = 600, .rate = 1, .password_prefix = "pw-",
          .dispatcher_name = "dispatcher", .dispatcher_password = "pw-dispatcher",
          .prefix = "fl", .recording = "Benchmarks/fleet-recording.txt"};
 
@@ -467,6 +470,7 @@ int main(int argc, char **argv) {
     else if (ARG("--connect-rate")) opt.connect_rate = atoi(val);
     else if (ARG("--keepalive")) opt.keepalive = atoi(val);
     else if (ARG("--drain")) opt.drain = atoi(val);
+    else if (ARG("--connect-timeout")) opt.connect_timeout = atoi(val);
     else if (ARG("--password-prefix")) opt.password_prefix = val;
     else if (ARG("--prefix")) opt.prefix = val;
     else if (ARG("--first")) opt.first = atoi(val);
@@ -587,8 +591,12 @@ int main(int argc, char **argv) {
         link_losses = 0;
         first_loss = last_back = -1;
         for (int i = 0; i < opt.vehicles; i++) fleet[i].lost_at = -1;
-      } else if (t - start_connect > 600) {
-        die("the fleet did not connect within 600 s");
+      } else if (t - start_connect > opt.connect_timeout) {
+        /* the caller reads this line where it waits for connect_s= */
+        printf("not_connected=%d of %d connected after %d s\n", up, opt.vehicles,
+               opt.connect_timeout);
+        fflush(stdout);
+        die("the fleet did not connect in time");
       }
     }
     if (run_start >= 0 && slot < slots_total) {
