@@ -413,7 +413,42 @@ static void *dispatcher_loop(void *arg) {
   return NULL;
 }
 
+static void on_session_ended(struct mosquitto *m, void *obj, int rc, int flags,
+                             const mosquitto_property *props) {
+  (void)m, (void)rc, (void)flags, (void)props;
+  *(int *)obj = 1;
+}
+
+/* Ends the dispatcher's durable session, and what it still holds: a clean-session connect
+ * (waiting up to 60 s for the CONNACK: RabbitMQ deletes the queue first). Done before the run,
+ * so that nothing of an earlier run (one that failed before its end) reaches this run's
+ * dispatcher ahead of its own messages, and after it. poll(), not mosquitto_loop: the socket
+ * may be above FD_SETSIZE. */
+static void end_dispatcher_session(void) {
+  int answered = 0;
+  struct mosquitto *m = mosquitto_new(opt.dispatcher_name, true, &answered);
+  if (!m) die("mosquitto_new");
+  mosquitto_int_option(m, MOSQ_OPT_PROTOCOL_VERSION,
+                       opt.mqtt311 ? MQTT_PROTOCOL_V311 : MQTT_PROTOCOL_V5);
+  mosquitto_username_pw_set(m, opt.dispatcher_name, opt.dispatcher_password);
+  mosquitto_connect_v5_callback_set(m, on_session_ended);
+  int b = opt.dispatcher_broker < 0 ? opt.brokers - 1 : opt.dispatcher_broker;
+  if (mosquitto_connect(m, opt.hosts[b], opt.ports[b], 30) == MOSQ_ERR_SUCCESS) {
+    double end = now() + 60;
+    while (!answered && now() < end && mosquitto_socket(m) >= 0) {
+      struct pollfd p = {.fd = mosquitto_socket(m),
+                         .events = POLLIN | (mosquitto_want_write(m) ? POLLOUT : 0)};
+      if (poll(&p, 1, 100) > 0 && mosquitto_loop_read(m, 1) != MOSQ_ERR_SUCCESS) break;
+      if (mosquitto_want_write(m) && mosquitto_loop_write(m, 1) != MOSQ_ERR_SUCCESS) break;
+    }
+    mosquitto_disconnect(m);
+    if (mosquitto_socket(m) >= 0) mosquitto_loop_write(m, 1);
+  }
+  mosquitto_destroy(m);
+}
+
 static struct mosquitto *start_dispatcher(pthread_t *thread) {
+  end_dispatcher_session();
   struct mosquitto *m = mosquitto_new(opt.dispatcher_name, false, NULL);
   if (!m) die("mosquitto_new");
   mosquitto_int_option(m, MOSQ_OPT_PROTOCOL_VERSION,
@@ -727,19 +762,9 @@ int main(int argc, char **argv) {
     dispatcher_closing = 1;
     pthread_join(dispatcher_thread, NULL);
     mosquitto_disconnect(dispatcher);
-    mosquitto_loop(dispatcher, 100, 1);
-    /* End the durable session (a clean-session connect discards it), so that what it still
-     * holds does not reach the next run's dispatcher ahead of that run's messages. */
-    mosquitto_reinitialise(dispatcher, opt.dispatcher_name, true, NULL);
-    mosquitto_int_option(dispatcher, MOSQ_OPT_PROTOCOL_VERSION,
-                         opt.mqtt311 ? MQTT_PROTOCOL_V311 : MQTT_PROTOCOL_V5);
-    mosquitto_username_pw_set(dispatcher, opt.dispatcher_name, opt.dispatcher_password);
-    int b = opt.dispatcher_broker < 0 ? opt.brokers - 1 : opt.dispatcher_broker;
-    if (mosquitto_connect(dispatcher, opt.hosts[b], opt.ports[b], 30) == MOSQ_ERR_SUCCESS) {
-      for (int k = 0; k < 50; k++) mosquitto_loop(dispatcher, 100, 1);
-      mosquitto_disconnect(dispatcher);
-      mosquitto_loop(dispatcher, 100, 1);
-    }
+    if (mosquitto_socket(dispatcher) >= 0) mosquitto_loop_write(dispatcher, 1);
+    mosquitto_destroy(dispatcher);
+    end_dispatcher_session();
   }
   return ok ? 0 : 1;
 }
