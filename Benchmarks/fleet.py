@@ -71,18 +71,27 @@ def listening(port):
 
 
 class Broker:
+    """One mosquitto on a free loopback port with its own config and folder (persistence on),
+    started and ended by its pid. Subclasses add mosquitto.conf lines by `settings`."""
+
+    autosave_interval = 1
+
     def __init__(self, folder):
         self.folder = folder
         self.port = free_port()
         os.chmod(folder, 0o1777)
+        lines = ["listener %d 127.0.0.1" % self.port, "persistence true",
+                 "persistence_location %s/" % folder,
+                 "autosave_interval %d" % self.autosave_interval,
+                 "max_queued_messages 1000000", "max_inflight_messages 100",
+                 "log_dest file %s/mosquitto.log" % folder] + self.settings()
         with open(os.path.join(folder, "mosquitto.conf"), "w") as f:
-            f.write(
-                "listener %d 127.0.0.1\nallow_anonymous true\npersistence true\n"
-                "persistence_location %s/\nautosave_interval 1\nmax_queued_messages 1000000\n"
-                "max_inflight_messages 100\nlog_dest file %s/mosquitto.log\n"
-                % (self.port, folder, folder))
+            f.write("\n".join(lines) + "\n")
         self.proc = None
         self.start()
+
+    def settings(self):
+        return ["allow_anonymous true"]
 
     def start(self):
         self.proc = subprocess.Popen(
@@ -95,8 +104,14 @@ class Broker:
             time.sleep(0.05)
 
     def stop(self):
-        self.proc.send_signal(signal.SIGTERM)
-        self.proc.wait(timeout=20)
+        """SIGTERM (mosquitto saves its database), SIGKILL when it has not ended in 60 s."""
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
 
 
 def binary(build, name, given=None):

@@ -5,6 +5,7 @@
  *              [--recording Benchmarks/fleet-recording.txt] [--rate 1] [--mqtt311]
  *              [--dispatcher-broker I] [--connect-rate 500] [--keepalive 30] [--drain 60]
  *              [--password-prefix pw-] [--dispatcher NAME:PASSWORD] [--prefix fl]
+ *              [--connect-timeout 600]
  *
  * Vehicle i (id PREFIX%05d, user name the id, password PASSWORD-PREFIX + id) publishes what
  * `stepwised --mqtt` publishes, in its topic layout (stepwise/ID/online|state|events|progress),
@@ -24,13 +25,15 @@
  * Every vehicle publishes RATE messages a second on events/progress (the recording's order),
  * vehicle i at i/N of the second: all vehicles run on one thread (epoll, each client driven by
  * mosquitto_loop_read/write/misc). Connecting happens first (CONNECT-RATE a second); the S
- * seconds of publishing start once every vehicle and the dispatcher are connected.
+ * seconds of publishing start once every vehicle and the dispatcher are connected. When that
+ * has not happened after CONNECT-TIMEOUT seconds it prints "not_connected=K of N connected
+ * after T s" and exits with status 2.
  *
- * The dispatcher, on its own thread and connection (to broker I, default the last), is a
- * durable subscriber (client id the dispatcher's name, clean session off, QoS 1) to
- * stepwise/+/online, state, events and progress, as `stepwise fleet` is. For every events/
- * progress message it finds the vehicle and seq, and so the time the vehicle handed it to
- * libmosquitto (CLOCK_MONOTONIC, same process): the delivery latency. After the S seconds it
+ * The dispatcher, on its own thread and connection (to broker I, default the last; after a
+ * failure, to the next one), is a durable subscriber (client id the dispatcher's name, clean
+ * session off, QoS 1) to stepwise/+/online, state, events and progress, as `stepwise fleet`
+ * is. For every events/progress message it finds the vehicle and seq, and so the time the
+ * vehicle handed it to libmosquitto (CLOCK_MONOTONIC, same process): the delivery latency. After the S seconds it
  * waits up to DRAIN seconds for what is missing, then prints key=value lines:
  *   vehicles, sent, received, unique, duplicates, missing, out_of_order (a message that
  *   arrives after a later one of its vehicle), vehicles_incomplete, p50_ms, p90_ms, p99_ms,
@@ -54,6 +57,7 @@
 #include <math.h>
 #include <mosquitto.h>
 #include <mqtt_protocol.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -94,11 +98,11 @@ static struct {
   char hosts[8][64];
   int ports[8], brokers;
   int vehicles, seconds, mqtt311, dispatcher_broker, connect_rate, keepalive, drain, first;
-  int no_dispatcher;
+  int no_dispatcher, connect_timeout;
   double rate;
   const char *recording, *password_prefix, *dispatcher_name, *dispatcher_password, *prefix;
 } opt = {.vehicles = 10, .seconds = 10, .dispatcher_broker = -1, .connect_rate = 500,
-         .keepalive = 30, .drain = 60, .rate = 1, .password_prefix = "pw-",
+         .keepalive = 30, .drain = 60, .connect_timeout = 600, .rate = 1, .password_prefix = "pw-",
          .dispatcher_name = "dispatcher", .dispatcher_password = "pw-dispatcher",
          .prefix = "fl", .recording = "Benchmarks/fleet-recording.txt"};
 
@@ -367,7 +371,84 @@ static void on_dispatcher_connect(struct mosquitto *m, void *obj, int rc, int fl
   dispatcher_ready = 1;
 }
 
-static struct mosquitto *start_dispatcher(void) {
+/* Connects the dispatcher to broker b, with the session's properties (under MQTT 5 the
+ * session expiry, which libmosquitto's mosquitto_reconnect leaves out: the session would then
+ * end with that connection). */
+static int connect_dispatcher(struct mosquitto *m, int b) {
+  return mosquitto_connect_bind_v5(m, opt.hosts[b], opt.ports[b], 30, NULL,
+                                   opt.mqtt311 ? NULL : connect_props);
+}
+
+static _Atomic int dispatcher_closing;
+
+/* The dispatcher's own network thread, not mosquitto_loop_start's: libmosquitto's loop
+ * (mosquitto_loop) waits with select(), and gives up with MOSQ_ERR_INVAL on a descriptor at or
+ * above FD_SETSIZE (1024), which mosquitto_loop_forever takes as fatal and ends the thread in
+ * silence. The dispatcher's first socket is made before the vehicles', but the one its
+ * reconnect makes comes after three descriptors per vehicle: with 1,000 vehicles it is above
+ * 3,000, and the dispatcher never came back after a broker restart (it did with 300). Here the
+ * wait is poll(), and every failure is retried after half a second on the next broker of the
+ * list, with the session's properties (mosquitto_reconnect would leave them out). */
+static void *dispatcher_loop(void *arg) {
+  struct mosquitto *m = arg;
+  int b = opt.dispatcher_broker < 0 ? opt.brokers - 1 : opt.dispatcher_broker;
+  int up = 1;
+  while (!dispatcher_closing) {
+    if (!up) {
+      usleep(500000);
+      b = (b + 1) % opt.brokers;
+      up = connect_dispatcher(m, b) == MOSQ_ERR_SUCCESS;
+      continue;
+    }
+    struct pollfd p = {.fd = mosquitto_socket(m),
+                       .events = POLLIN | (mosquitto_want_write(m) ? POLLOUT : 0)};
+    int rc = MOSQ_ERR_SUCCESS;
+    if (p.fd >= 0 && poll(&p, 1, 100) > 0 && (p.revents & (POLLIN | POLLERR | POLLHUP)))
+      rc = mosquitto_loop_read(m, 1);
+    if (rc == MOSQ_ERR_SUCCESS && mosquitto_socket(m) >= 0 && mosquitto_want_write(m))
+      rc = mosquitto_loop_write(m, 1);
+    if (rc == MOSQ_ERR_SUCCESS) rc = mosquitto_loop_misc(m);
+    if (rc != MOSQ_ERR_SUCCESS || mosquitto_socket(m) < 0) up = 0;
+  }
+  return NULL;
+}
+
+static void on_session_ended(struct mosquitto *m, void *obj, int rc, int flags,
+                             const mosquitto_property *props) {
+  (void)m, (void)rc, (void)flags, (void)props;
+  *(int *)obj = 1;
+}
+
+/* Ends the dispatcher's durable session, and what it still holds: a clean-session connect
+ * (waiting up to 60 s for the CONNACK: RabbitMQ deletes the queue first). Done before the run,
+ * so that nothing of an earlier run (one that failed before its end) reaches this run's
+ * dispatcher ahead of its own messages, and after it. poll(), not mosquitto_loop: the socket
+ * may be above FD_SETSIZE. */
+static void end_dispatcher_session(void) {
+  int answered = 0;
+  struct mosquitto *m = mosquitto_new(opt.dispatcher_name, true, &answered);
+  if (!m) die("mosquitto_new");
+  mosquitto_int_option(m, MOSQ_OPT_PROTOCOL_VERSION,
+                       opt.mqtt311 ? MQTT_PROTOCOL_V311 : MQTT_PROTOCOL_V5);
+  mosquitto_username_pw_set(m, opt.dispatcher_name, opt.dispatcher_password);
+  mosquitto_connect_v5_callback_set(m, on_session_ended);
+  int b = opt.dispatcher_broker < 0 ? opt.brokers - 1 : opt.dispatcher_broker;
+  if (mosquitto_connect(m, opt.hosts[b], opt.ports[b], 30) == MOSQ_ERR_SUCCESS) {
+    double end = now() + 60;
+    while (!answered && now() < end && mosquitto_socket(m) >= 0) {
+      struct pollfd p = {.fd = mosquitto_socket(m),
+                         .events = POLLIN | (mosquitto_want_write(m) ? POLLOUT : 0)};
+      if (poll(&p, 1, 100) > 0 && mosquitto_loop_read(m, 1) != MOSQ_ERR_SUCCESS) break;
+      if (mosquitto_want_write(m) && mosquitto_loop_write(m, 1) != MOSQ_ERR_SUCCESS) break;
+    }
+    mosquitto_disconnect(m);
+    if (mosquitto_socket(m) >= 0) mosquitto_loop_write(m, 1);
+  }
+  mosquitto_destroy(m);
+}
+
+static struct mosquitto *start_dispatcher(pthread_t *thread) {
+  end_dispatcher_session();
   struct mosquitto *m = mosquitto_new(opt.dispatcher_name, false, NULL);
   if (!m) die("mosquitto_new");
   mosquitto_int_option(m, MOSQ_OPT_PROTOCOL_VERSION,
@@ -375,15 +456,12 @@ static struct mosquitto *start_dispatcher(void) {
   mosquitto_username_pw_set(m, opt.dispatcher_name, opt.dispatcher_password);
   mosquitto_connect_v5_callback_set(m, on_dispatcher_connect);
   mosquitto_message_v5_callback_set(m, on_message);
-  mosquitto_reconnect_delay_set(m, 1, 2, false);
   int b = opt.dispatcher_broker < 0 ? opt.brokers - 1 : opt.dispatcher_broker;
-  int rc;
-  while ((rc = mosquitto_connect_bind_v5(m, opt.hosts[b], opt.ports[b], 30, NULL,
-                                         opt.mqtt311 ? NULL : connect_props)) != 0) {
+  while (connect_dispatcher(m, b) != 0) {
     if (now() > 60) die("the dispatcher cannot connect");
     usleep(500000);
   }
-  mosquitto_loop_start(m);
+  if (pthread_create(thread, NULL, dispatcher_loop, m)) die("pthread_create");
   return m;
 }
 
@@ -427,6 +505,7 @@ int main(int argc, char **argv) {
     else if (ARG("--connect-rate")) opt.connect_rate = atoi(val);
     else if (ARG("--keepalive")) opt.keepalive = atoi(val);
     else if (ARG("--drain")) opt.drain = atoi(val);
+    else if (ARG("--connect-timeout")) opt.connect_timeout = atoi(val);
     else if (ARG("--password-prefix")) opt.password_prefix = val;
     else if (ARG("--prefix")) opt.prefix = val;
     else if (ARG("--first")) opt.first = atoi(val);
@@ -477,7 +556,8 @@ int main(int argc, char **argv) {
   epfd = epoll_create1(EPOLL_CLOEXEC);
   if (!latencies || !latency_sent || !fleet || !failover_s) die("out of memory");
 
-  struct mosquitto *dispatcher = opt.no_dispatcher ? NULL : start_dispatcher();
+  pthread_t dispatcher_thread;
+  struct mosquitto *dispatcher = opt.no_dispatcher ? NULL : start_dispatcher(&dispatcher_thread);
   if (opt.no_dispatcher) dispatcher_ready = 1;
   while (!dispatcher_ready) {
     if (now() > 60) die("the dispatcher was not accepted");
@@ -546,8 +626,12 @@ int main(int argc, char **argv) {
         link_losses = 0;
         first_loss = last_back = -1;
         for (int i = 0; i < opt.vehicles; i++) fleet[i].lost_at = -1;
-      } else if (t - start_connect > 600) {
-        die("the fleet did not connect within 600 s");
+      } else if (t - start_connect > opt.connect_timeout) {
+        /* the caller reads this line where it waits for connect_s= */
+        printf("not_connected=%d of %d connected after %d s\n", up, opt.vehicles,
+               opt.connect_timeout);
+        fflush(stdout);
+        die("the fleet did not connect in time");
       }
     }
     if (run_start >= 0 && slot < slots_total) {
@@ -675,20 +759,12 @@ int main(int argc, char **argv) {
     if (fleet[i].fd >= 0) mosquitto_disconnect(fleet[i].m);
   }
   if (dispatcher) {
+    dispatcher_closing = 1;
+    pthread_join(dispatcher_thread, NULL);
     mosquitto_disconnect(dispatcher);
-    mosquitto_loop_stop(dispatcher, false);
-    /* End the durable session (a clean-session connect discards it), so that what it still
-     * holds does not reach the next run's dispatcher ahead of that run's messages. */
-    mosquitto_reinitialise(dispatcher, opt.dispatcher_name, true, NULL);
-    mosquitto_int_option(dispatcher, MOSQ_OPT_PROTOCOL_VERSION,
-                         opt.mqtt311 ? MQTT_PROTOCOL_V311 : MQTT_PROTOCOL_V5);
-    mosquitto_username_pw_set(dispatcher, opt.dispatcher_name, opt.dispatcher_password);
-    int b = opt.dispatcher_broker < 0 ? opt.brokers - 1 : opt.dispatcher_broker;
-    if (mosquitto_connect(dispatcher, opt.hosts[b], opt.ports[b], 30) == MOSQ_ERR_SUCCESS) {
-      for (int k = 0; k < 50; k++) mosquitto_loop(dispatcher, 100, 1);
-      mosquitto_disconnect(dispatcher);
-      mosquitto_loop(dispatcher, 100, 1);
-    }
+    if (mosquitto_socket(dispatcher) >= 0) mosquitto_loop_write(dispatcher, 1);
+    mosquitto_destroy(dispatcher);
+    end_dispatcher_session();
   }
   return ok ? 0 : 1;
 }

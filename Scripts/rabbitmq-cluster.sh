@@ -10,6 +10,7 @@
 #   Scripts/rabbitmq-cluster.sh definitions DIR FILE
 #                                            import FILE (rabbitmqctl import_definitions: many
 #                                            accounts at once, as Scripts/fleet-bench.py makes)
+#   Scripts/rabbitmq-cluster.sh ctl DIR I ARGS...   rabbitmqctl ARGS on node I (queue statistics)
 #
 # Everything lives in DIR: each node's data, logs and configuration, the Erlang cookie (HOME),
 # and DIR/cluster.env, which `start` writes for its callers:
@@ -20,8 +21,8 @@
 # CLI's own distribution node.
 #
 # The nodes: rabbitmq_mqtt enabled, MQTT in the vhost "stepwise" on amq.topic, durable (QoS 1,
-# clean session off) MQTT subscriptions on quorum queues (mqtt.durable_queue_type, 3.10), anonymous
-# MQTT off; each MQTT subscriber may have RABBITMQ_MQTT_PREFETCH (default 10, the plugin's own
+# clean session off) MQTT subscriptions on quorum queues (mqtt.durable_queue_type, 3.10; classic
+# ones with RABBITMQ_MQTT_QUEUE_TYPE=classic, for comparison), anonymous MQTT off; each MQTT subscriber may have RABBITMQ_MQTT_PREFETCH (default 10, the plugin's own
 # default) unacknowledged messages. The account "stepwise-admin" (password in
 # DIR/admin.password) administers the vhost.
 # `user … vehicle` may write only stepwise/NAME/… and read only stepwise/NAME/command; `user …
@@ -41,7 +42,7 @@ set -eu
 
 RABBIT_BIN=${RABBIT_BIN:-/usr/lib/rabbitmq/bin}
 usage() {
-  echo "usage: $0 start|stop DIR | start-node DIR 1|2|3 | user DIR NAME PASSWORD vehicle|dispatcher|backoffice | definitions DIR FILE" >&2
+  echo "usage: $0 start|stop DIR | start-node DIR 1|2|3 | user DIR NAME PASSWORD vehicle|dispatcher|backoffice | definitions DIR FILE | ctl DIR 1|2|3 ARGS..." >&2
   exit 2
 }
 [ $# -ge 2 ] || usage
@@ -144,7 +145,7 @@ mqtt.listeners.tcp.1 = 127.0.0.1:$mqtt_port
 mqtt.vhost = stepwise
 mqtt.exchange = amq.topic
 mqtt.allow_anonymous = false
-mqtt.durable_queue_type = quorum
+mqtt.durable_queue_type = ${RABBITMQ_MQTT_QUEUE_TYPE:-quorum}
 mqtt.prefetch = ${RABBITMQ_MQTT_PREFETCH:-10}
 loopback_users = none
 log.console = false
@@ -261,6 +262,13 @@ definitions)
 user)
   [ $# -eq 5 ] || usage
   user "$3" "$4" "$5"
+  ;;
+ctl)
+  [ $# -ge 4 ] || usage
+  case "$3" in 1 | 2 | 3) ;; *) usage ;; esac
+  node=$3
+  shift 3
+  ctl "$node" "$@"
   ;;
 *) usage ;;
 esac
