@@ -10,8 +10,9 @@ public enum AnnouncementMessage: Sendable, Equatable {
   case depart(source: String, tolls: Bool, advisories: [String])
   /// A maneuver announcement. `distance` (metres to the maneuver) is `nil` for the final "now"
   /// announcement. `then` carries the instructions of a maneuver that follows too closely to get
-  /// its own early announcement. `road` carries the lanes and the sign the announcement may say
-  /// (`nil`: the instructions alone).
+  /// its own early announcement (the next step's: ``Announcement/thenSteps``); read back from an
+  /// event line it is empty, the clause's words being in the announcement's `text`. `road`
+  /// carries the lanes and the sign the announcement may say (`nil`: the instructions alone).
   case maneuver(
     instructions: String, distance: Double?, then: String?, road: ManeuverRoad? = nil)
   /// The destination was reached.
@@ -44,6 +45,20 @@ public enum AnnouncementMessage: Sendable, Equatable {
   case gpsLost
   /// Valid fixes again after a loss.
   case gpsAcquired
+}
+
+extension Announcement {
+  /// The steps whose maneuvers the announcement's "then" clause says besides `step`'s.
+  ///
+  /// That is the maneuver right after, when it follows too closely to get its own early
+  /// announcement ("…, then turn right onto …"). Empty without such a clause.
+  ///
+  /// A client that heard these steps said knows their maneuvers were announced (the `then`
+  /// member of an `ANNOUNCE`).
+  public var thenSteps: [Int] {
+    guard case .maneuver(_, _, _?, _) = message else { return [] }
+    return [step + 1]
+  }
 }
 
 /// The road a maneuver announcement may say besides its instructions.
