@@ -73,15 +73,44 @@ public struct ManeuverRoad: Sendable, Equatable {
   public var lanesForThen: Bool
   /// The main maneuver's sign.
   public var sign: RouteSign?
+  /// A road object said with the maneuver because its own `ahead` announcement would have had
+  /// to wait for it (``AheadClause``).
+  public var ahead: AheadClause?
 
-  public init(lanes: [RouteLane], lanesForThen: Bool = false, sign: RouteSign? = nil) {
+  public init(
+    lanes: [RouteLane], lanesForThen: Bool = false, sign: RouteSign? = nil,
+    ahead: AheadClause? = nil
+  ) {
     self.lanes = lanes
     self.lanesForThen = lanesForThen
     self.sign = sign
+    self.ahead = ahead
   }
 
   /// Whether there is nothing to say.
-  public var isEmpty: Bool { lanes.isEmpty && sign == nil }
+  public var isEmpty: Bool { lanes.isEmpty && sign == nil && ahead == nil }
+}
+
+/// A road object said as a clause of a maneuver prompt.
+///
+/// Its own announcement would have fallen within `aheadQuietSeconds` of the prompt, or where it
+/// waits for the maneuver to be passed (and may come too late to be said at all). "Turn right onto X, then a tunnel of 2.3
+/// kilometers." when it begins after the maneuver, "… In 300 meters, a toll booth." otherwise.
+public struct AheadClause: Sendable, Equatable {
+  public var kind: RoadObject.Kind
+  /// Metres from the vehicle to the object's start when the prompt is made.
+  public var distance: Double
+  /// The stretch's length in metres (`nil` for a point).
+  public var length: Double?
+  /// Whether the object begins after the maneuver.
+  public var afterManeuver: Bool
+
+  public init(kind: RoadObject.Kind, distance: Double, length: Double?, afterManeuver: Bool) {
+    self.kind = kind
+    self.distance = distance
+    self.length = length
+    self.afterManeuver = afterManeuver
+  }
 }
 
 /// Puts messages into words.
