@@ -99,4 +99,55 @@ import Testing
     let types = ahead.compactMap { $0["type"]?.stringValue }
     #expect(types.contains("toll booth") && types.contains("tunnel"))
   }
+
+  /// stepwised asked for a new route (the socket's `reroute`, as soon as a client is
+  /// connected) while it follows the native answer for the same trip, which has the signs but
+  /// no lanes or limits: after the new `ROUTE`, the maneuver prompts carry lane arrays of a
+  /// fresh `format=osrm` route and `PROGRESS` the limits; before it, neither.
+  @Test func aRerouteOfTheDaemonBringsTheLanesAndLimitsToItsEvents() throws {
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let valhalla = try ValhallaService(extract: "stepwise_lanes")
+    defer { valhalla.stop() }
+    let native = scratch.file("native.json")
+    try RoadFromARealValhallaTests.route(valhalla, RoadFromARealValhallaTests.request(osrm: false))
+      .write(to: URL(fileURLWithPath: native))
+    let fresh = try RoadFromARealValhallaTests.route(
+      valhalla, RoadFromARealValhallaTests.request(osrm: true))
+    let freshSteps = try #require(
+      NativeRouteFormat.encode(OSRMImporter.decode(Array(fresh)))["routes"]?.arrayValue?.first?[
+        "steps"]?.arrayValue)
+    let freshLanes = freshSteps.compactMap { $0["lanes"] }
+    #expect(freshLanes.count == 3)
+    let drive = try runTool(
+      "stepwise", ["simulate", native, "--profile", "highway", "--speed", "90", "--seed", "1"])
+    #expect(drive.status == 0, "\(drive.stderr)")
+    let track = scratch.file("drive.nmea")
+    try drive.stdout.write(toFile: track, atomically: true, encoding: .utf8)
+    let sock = scratch.file("r.sock")
+    let daemon = try DaemonIntegrationTests.stepwised(
+      [
+        "--route", native, "--json", "--socket", sock, "--replay-speed", "20", "--router",
+        valhalla.baseURL, track,
+      ], scratch: scratch, tag: "r")
+    defer { daemon.killGroup() }
+    #expect(waitUntil(timeout: 10) { FileManager.default.fileExists(atPath: sock) })
+    let client = try SocketTestClient(path: sock)
+    var events = client.until("STATE", timeout: 20)
+    client.send(#"{"cmd":"reroute","id":1}"#)
+    events += client.until("ARRIVED", timeout: 60)
+    let routes = events.indices.filter { events[$0]["class"]?.stringValue == "ROUTE" }
+    let rerouted = try #require(
+      routes.first { events[$0]["reason"]?.stringValue == "reroute" },
+      "\(events.compactMap { $0["class"]?.stringValue }) \(daemon.stderr)")
+    let before = events[..<rerouted]
+    let after = events[rerouted...]
+    #expect(!before.contains { $0["lanes"] != nil || $0["speedLimit"] != nil })
+    let withLanes = after.compactMap { e in
+      e["class"]?.stringValue == "ANNOUNCE" ? e["lanes"] : nil
+    }
+    #expect(!withLanes.isEmpty)
+    #expect(withLanes.allSatisfy { freshLanes.contains($0) }, "\(withLanes)")
+    #expect(after.contains { $0["speedLimit"]?.doubleValue != nil })
+  }
 }
