@@ -10,8 +10,9 @@ public enum AnnouncementMessage: Sendable, Equatable {
   case depart(source: String, tolls: Bool, advisories: [String])
   /// A maneuver announcement. `distance` (metres to the maneuver) is `nil` for the final "now"
   /// announcement. `then` carries the instructions of a maneuver that follows too closely to get
-  /// its own early announcement. `road` carries the lanes and the sign the announcement may say
-  /// (`nil`: the instructions alone).
+  /// its own early announcement (the next step's: ``Announcement/thenSteps``); read back from an
+  /// event line it is empty, the clause's words being in the announcement's `text`. `road`
+  /// carries the lanes and the sign the announcement may say (`nil`: the instructions alone).
   case maneuver(
     instructions: String, distance: Double?, then: String?, road: ManeuverRoad? = nil)
   /// The destination was reached.
@@ -46,6 +47,20 @@ public enum AnnouncementMessage: Sendable, Equatable {
   case gpsAcquired
 }
 
+extension Announcement {
+  /// The steps whose maneuvers the announcement's "then" clause says besides `step`'s.
+  ///
+  /// That is the maneuver right after, when it follows too closely to get its own early
+  /// announcement ("…, then turn right onto …"). Empty without such a clause.
+  ///
+  /// A client that heard these steps said knows their maneuvers were announced (the `then`
+  /// member of an `ANNOUNCE`).
+  public var thenSteps: [Int] {
+    guard case .maneuver(_, _, _?, _) = message else { return [] }
+    return [step + 1]
+  }
+}
+
 /// The road a maneuver announcement may say besides its instructions.
 ///
 /// The lanes to use and the sign. The engine picks them (which maneuver's lanes, on which prompt); a ``Phrasing`` says a
@@ -58,15 +73,44 @@ public struct ManeuverRoad: Sendable, Equatable {
   public var lanesForThen: Bool
   /// The main maneuver's sign.
   public var sign: RouteSign?
+  /// A road object said with the maneuver because its own `ahead` announcement would have had
+  /// to wait for it (``AheadClause``).
+  public var ahead: AheadClause?
 
-  public init(lanes: [RouteLane], lanesForThen: Bool = false, sign: RouteSign? = nil) {
+  public init(
+    lanes: [RouteLane], lanesForThen: Bool = false, sign: RouteSign? = nil,
+    ahead: AheadClause? = nil
+  ) {
     self.lanes = lanes
     self.lanesForThen = lanesForThen
     self.sign = sign
+    self.ahead = ahead
   }
 
   /// Whether there is nothing to say.
-  public var isEmpty: Bool { lanes.isEmpty && sign == nil }
+  public var isEmpty: Bool { lanes.isEmpty && sign == nil && ahead == nil }
+}
+
+/// A road object said as a clause of a maneuver prompt.
+///
+/// Its own announcement would have fallen within `aheadQuietSeconds` of the prompt, or where it
+/// waits for the maneuver to be passed (and may come too late to be said at all). "Turn right onto X, then a tunnel of 2.3
+/// kilometers." when it begins after the maneuver, "… In 300 meters, a toll booth." otherwise.
+public struct AheadClause: Sendable, Equatable {
+  public var kind: RoadObject.Kind
+  /// Metres from the vehicle to the object's start when the prompt is made.
+  public var distance: Double
+  /// The stretch's length in metres (`nil` for a point).
+  public var length: Double?
+  /// Whether the object begins after the maneuver.
+  public var afterManeuver: Bool
+
+  public init(kind: RoadObject.Kind, distance: Double, length: Double?, afterManeuver: Bool) {
+    self.kind = kind
+    self.distance = distance
+    self.length = length
+    self.afterManeuver = afterManeuver
+  }
 }
 
 /// Puts messages into words.

@@ -296,6 +296,9 @@ public struct GuidanceConfiguration: Sendable, Equatable {
   /// An `ahead` announcement ends at least this many seconds before its object, or is not made
   /// (never late).
   public var aheadMinimumLeadSeconds = 5.0
+  /// Whether a road object whose `ahead` announcement would have to wait for a maneuver is said
+  /// as a clause of that maneuver's prompt instead ("…, then a tunnel of 2.3 kilometers").
+  public var aheadFolding = true
   /// No `ahead` announcement within this many seconds of a maneuver announcement, nor while it
   /// would not end this many seconds before the maneuver ahead's final prompt falls due.
   public var aheadQuietSeconds = 6.0

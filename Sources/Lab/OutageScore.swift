@@ -115,9 +115,7 @@ public struct OutageScore: Sendable {
       let finals = events.compactMap { e -> Double? in
         guard let a = e.announcement, e.time <= reached else { return nil }
         if a.step == m && [.prepare, .approach, .now].contains(a.kind) { return e.time }
-        guard a.step == m - 1, [.approach, .now].contains(a.kind),
-          case .maneuver(_, _, let then, _) = a.message, then != nil
-        else { return nil }
+        guard [.approach, .now].contains(a.kind), a.thenSteps.contains(m) else { return nil }
         return e.time
       }
       let lead = finals.max().map { reached - $0 }

@@ -138,10 +138,7 @@ extension QualityScore {
     func announcementList(_ m: Int) -> [(time: Double, a: Announcement)] {
       announcements.filter { p in
         if p.a.step == m && [.prepare, .approach, .now].contains(p.a.kind) { return true }
-        guard p.a.step == m - 1, [.approach, .now].contains(p.a.kind),
-          case .maneuver(_, _, let then, _) = p.a.message
-        else { return false }
-        return then != nil
+        return [.approach, .now].contains(p.a.kind) && p.a.thenSteps.contains(m)
       }
     }
     guard let drive else {

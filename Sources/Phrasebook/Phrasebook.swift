@@ -109,7 +109,16 @@ extension Phrasebook {
     case .maneuver(let instructions, let distance, let then, let road):
       let (bareFirst, bareSecond) = instructionPair(instructions, then)
       guard !bareFirst.isEmpty else { return "" }
-      let (first, second, after) = withRoad(bareFirst, bareSecond, road)
+      let (first, roadSecond, roadAfter) = withRoad(bareFirst, bareSecond, road)
+      var (second, after) = (roadSecond, roadAfter)
+      if let a = road?.ahead {
+        let object = englishObject(a.kind, length: a.length)
+        if a.afterManeuver && second.isEmpty {
+          second = object
+        } else {
+          after.append("In \(spokenDistance(a.distance)), \(object).")
+        }
+      }
       var sentence =
         distance.map { "In \(spokenDistance($0)), \(lowercasingLead(first))" }
         ?? capitalizingLead(first)
@@ -197,18 +206,20 @@ extension Phrasebook {
   /// A road object ahead in Korean, `at` being the spoken distance: "500미터 앞에 길이
   /// 2.3킬로미터의 터널이 있습니다.", "500미터 앞에서 유료 도로가 시작됩니다.", as Korean
   /// navigation voices say what lies ahead (있습니다 for what is there, 시작됩니다 for a stretch
-  /// that begins); the names end so that 이/가 and 의 fit as written.
-  func koreanObject(_ kind: RoadObject.Kind, at: String, length: Double?) -> String {
+  /// that begins); the names end so that 이/가 and 의 fit as written. Without `at`, the object
+  /// that follows a maneuver just said: "이어서 길이 2.3킬로미터의 터널이 있습니다."
+  func koreanObject(_ kind: RoadObject.Kind, at: String?, length: Double?) -> String {
     let of = length.map { $0 > 0 ? "길이 \(spokenLength($0))의 " : "" } ?? ""
+    let there = at.map { "\($0) 앞에 " } ?? "이어서 "
     switch kind {
-    case .tunnel: return "\(at) 앞에 \(of)터널이 있습니다."
-    case .bridge: return "\(at) 앞에 \(of)다리가 있습니다."
-    case .tollRoad: return "\(at) 앞에서 유료 도로가 시작됩니다."
-    case .tollBooth: return "\(at) 앞에 요금소가 있습니다."
-    case .ferry: return "\(at) 앞에 페리 구간이 있습니다."
-    case .border: return "\(at) 앞에 국경이 있습니다."
-    case .levelCrossing: return "\(at) 앞에 철도 건널목이 있습니다."
-    case .speedCamera: return "\(at) 앞에 과속 단속 카메라가 있습니다."
+    case .tunnel: return "\(there)\(of)터널이 있습니다."
+    case .bridge: return "\(there)\(of)다리가 있습니다."
+    case .tollRoad: return "\(at.map { "\($0) 앞에서 " } ?? "이어서 ")유료 도로가 시작됩니다."
+    case .tollBooth: return "\(there)요금소가 있습니다."
+    case .ferry: return "\(there)페리 구간이 있습니다."
+    case .border: return "\(there)국경이 있습니다."
+    case .levelCrossing: return "\(there)철도 건널목이 있습니다."
+    case .speedCamera: return "\(there)과속 단속 카메라가 있습니다."
     }
   }
 }
@@ -394,7 +405,13 @@ extension Phrasebook {
     // noun phrase is read from the instruction alone.
     let firstIsNoun = isKoreanNounPhrase(bareFirst)
     let secondIsNoun = isKoreanNounPhrase(bareSecond)
-    let (first, second, after) = withRoad(bareFirst, bareSecond, road)
+    let (first, second, roadAfter) = withRoad(bareFirst, bareSecond, road)
+    var after = roadAfter
+    if let a = road?.ahead {
+      // After the maneuver and nothing else to follow it: "이어서 …"; else with its distance.
+      let at = a.afterManeuver && second.isEmpty ? nil : spokenDistance(a.distance)
+      after.append(koreanObject(a.kind, at: at, length: a.length))
+    }
     let said = koreanManeuver(
       first, second, distance: distance, firstIsNoun: firstIsNoun, secondIsNoun: secondIsNoun)
     return ([said] + after).joined(separator: " ")

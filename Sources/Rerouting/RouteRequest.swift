@@ -50,7 +50,8 @@ public struct RouteRequest: Sendable, Equatable {
   public var language: String
   /// Whether distances in the router's text are in miles (kilometres otherwise).
   public var imperial: Bool
-  /// Matches a reply to its request: routers that echo it (Valhalla) let stale replies be told.
+  /// Matches a reply to its request (the exchange carries it; a Valhalla answer in its native
+  /// format echoes it, so a stale one is told even there).
   public var id: String
 
   public init(

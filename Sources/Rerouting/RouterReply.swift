@@ -93,6 +93,9 @@ public enum RouterReply {
     do throws(RouteDocumentError) {
       let document: RouteDocument
       switch api {
+      // Asked in format=osrm (RouterRequestBuilder.valhalla); a native answer is read too.
+      case .valhalla where value["routes"] != nil:
+        document = try OSRMImporter.decode(value, writer: writer, precision: 6)
       case .valhalla: document = try ValhallaImporter.decode(value, writer: writer)
       case .osrm: document = try OSRMImporter.decode(value, writer: writer, precision: 6)
       case .graphhopper: document = try GraphHopperImporter.decode(value, writer: writer)
@@ -117,11 +120,10 @@ public enum RouterReply {
         if Int(code) == valhallaOffNetworkCode { return .offNetwork(text) }
         if Int(code) == valhallaNoRouteCode { return .noRoute(text) }
       }
+      // In format=osrm Valhalla answers errors in OSRM's words.
+      if let failure = osrmFailure(value, text) { return failure }
     case .osrm:
-      if case .string(let code)? = value?["code"] {
-        if code == "NoSegment" { return .offNetwork(text) }
-        if code == "NoRoute" { return .noRoute(text) }
-      }
+      if let failure = osrmFailure(value, text) { return failure }
     case .graphhopper:
       if text.hasPrefix("Cannot find point") { return .offNetwork(text) }
       if text.hasPrefix("Connection between locations not found") { return .noRoute(text) }
@@ -129,14 +131,22 @@ public enum RouterReply {
     return .rejected(status: status, message: text)
   }
 
+  /// OSRM's `NoSegment` and `NoRoute` codes, which Valhalla's `format=osrm` answers use too.
+  private static func osrmFailure(_ value: JSONValue?, _ text: String) -> RouterFailure? {
+    guard case .string(let code)? = value?["code"] else { return nil }
+    if code == "NoSegment" { return .offNetwork(text) }
+    if code == "NoRoute" { return .noRoute(text) }
+    return nil
+  }
+
   private static func message(api: RouterAPI, value: JSONValue?) -> String? {
     guard let value else { return nil }
     var parts: [String] = []
     switch api {
-    case .valhalla:
+    case .valhalla where value["error_code"] != nil:
       if case .number(let c)? = value["error_code"] { parts.append("error \(Int(c))") }
       if let e = value["error"]?.stringValue { parts.append(e) }
-    case .osrm:
+    case .valhalla, .osrm:
       if let c = value["code"]?.stringValue { parts.append(c) }
       if let m = value["message"]?.stringValue { parts.append(m) }
     case .graphhopper:

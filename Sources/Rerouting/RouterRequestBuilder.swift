@@ -21,8 +21,9 @@ public struct RouterHTTPRequest: Sendable, Equatable {
 ///
 /// Every router gets the origin's heading (with a tolerance where it takes one) and snapping
 /// radius, the waypoints not yet reached with their stop or through kind, the costing of the
-/// route's transport type, and the text's language; Valhalla also gets the units and the `id`
-/// it echoes back.
+/// route's transport type, and the text's language; Valhalla also gets the units and an `id`.
+/// Every router is asked for the road data its importer keeps (lanes, signs, speed limits, road
+/// objects), so a new route carries what the first one did.
 public enum RouterRequestBuilder {
   /// The request for `api`.
   public static func request(_ r: RouteRequest, api: RouterAPI) -> RouterHTTPRequest {
@@ -47,6 +48,15 @@ public enum RouterRequestBuilder {
 
   /// `POST /route`: the origin with `heading`, `heading_tolerance` and `radius`, then the
   /// remaining waypoints as `break` (stop) or `through`; the destination is always a `break`.
+  ///
+  /// The answer is asked in `format=osrm`, with the speed-limit filter and voice instructions:
+  /// Valhalla 3.9.1 gives the lanes (`intersections[].lanes`), the signs (`exits`,
+  /// `destinations`), the road classes (tunnel, toll, toll booth) and, with the filter, the
+  /// posted limits (`annotation.maxspeed`) only there; its native format has the signs but no
+  /// lanes or limits. The voice instructions make it state the text's language (`voiceLocale`).
+  /// Valhalla does not echo the `id` in this format (it is sent all the same, for its logs):
+  /// replies are matched to requests by the exchange that carries them
+  /// (`RerouteController.received`), and a native answer that echoes another id is still stale.
   public static func valhalla(_ r: RouteRequest) -> RouterHTTPRequest {
     var origin = JSONObject()
     origin.append("lat", .number(rounded(r.origin.coordinate.latitude)))
@@ -71,6 +81,12 @@ public enum RouterRequestBuilder {
     body.append("units", .string(r.imperial ? "miles" : "kilometers"))
     body.append("language", .string(r.language))
     body.append("id", .string(r.id))
+    body.append("format", .string("osrm"))
+    body.append("voice_instructions", .bool(true))
+    var filters = JSONObject()
+    filters.append("attributes", .array([.string("shape_attributes.speed_limit")]))
+    filters.append("action", .string("include"))
+    body.append("filters", .object(filters))
     return RouterHTTPRequest(
       path: "/route", body: Array(JSONWriter.string(.object(body)).utf8),
       contentType: "application/json")

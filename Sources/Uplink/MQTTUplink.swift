@@ -28,7 +28,8 @@ import Wire
 /// Topics under the prefix: `online` (retained; the will says `{"online":false}`), `state`
 /// (retained, the `STATE` object plus the uplink's counters), `events` (QoS 1, every event but
 /// `PROGRESS`, with `boot` and `seq`), `progress` (QoS 1, at most one per
-/// ``UplinkConfiguration/progressInterval`` seconds of fix time, with a message expiry),
+/// ``UplinkConfiguration/progressInterval`` seconds of fix time, besides those whose `ahead`
+/// changed, with a message expiry),
 /// `command` (subscribed with `--mqtt-commands`) and `reply`.
 ///
 /// Invariant behind `@unchecked Sendable`: every `var` except `pending` is touched only on
@@ -301,8 +302,11 @@ public final class MQTTUplink: EventSink, DaemonAttachment, @unchecked Sendable 
   private func journalEvent(_ p: Publication, _ journal: Journal) {
     lastSeq = p.seq
     state.apply(p.event, seq: p.seq)
-    if case .navigation(let e) = p.event, case .progress = e.kind {
-      if let last = lastProgressTime, e.time - last < configuration.progressInterval, e.time >= last
+    if case .navigation(let e) = p.event, case .progress(let progress) = e.kind {
+      // A change of what lies ahead passes: `ahead` is sent only when it changes, so a
+      // throttled one would leave a screen fed by `progress` with the old list.
+      if progress.ahead == nil, let last = lastProgressTime,
+        e.time - last < configuration.progressInterval, e.time >= last
       {
         return
       }
@@ -310,7 +314,7 @@ public final class MQTTUplink: EventSink, DaemonAttachment, @unchecked Sendable 
       // The line every sink shares, with `boot` after `seq` (only for what is journalled).
       let expiry = wallClock() + Self.progressLifetime
       add(journal, .progress, topic("progress"), p.line.bytes(boot: boot), expiry: expiry)
-      if let ownTracks = configuration.ownTracks, case .progress(let progress) = e.kind,
+      if let ownTracks = configuration.ownTracks,
         let location = ownTracks.location(progress, time: e.time, estimated: e.estimated)
       {
         // Retained, as the OwnTracks apps send locations: a tool that starts later shows where

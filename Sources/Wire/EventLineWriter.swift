@@ -69,6 +69,11 @@ enum EventLineWriter {
       stringMember("text", a.text, into: &out)
       if let d = a.distance { numberMember("distance", d, scale: 1, into: &out) }
       stringMember("id", a.id, into: &out)
+      let then = a.thenSteps
+      if !then.isEmpty {
+        key("then", into: &out)
+        out.append(contentsOf: JSONWriter.string(.array(then.map { .number(Double($0)) })).utf8)
+      }
       if case .maneuver(_, _, _, let road?) = a.message, !road.isEmpty {
         writeRoad(road, step: a.step, into: &out)
       }

@@ -84,10 +84,15 @@ public struct ReceivedEvent: Sendable, Equatable {
         let text = string("text")
       else { return nil }
       var message = AnnouncementMessage.notice(text)
+      // A "then" clause's words are in `text`; its step is `step` + 1 (`thenSteps`).
+      let then: String? = (o["then"]?.arrayValue?.isEmpty ?? true) ? nil : ""
       if o["lanes"] != nil || o["sign"] != nil, let (lanes, sign) = NativeRouteFormat.decodeRoad(o)
       {
         let road = ManeuverRoad(lanes: lanes, lanesForThen: o["lanesStep"] != nil, sign: sign)
-        message = .maneuver(instructions: text, distance: number("distance"), then: nil, road: road)
+        message = .maneuver(
+          instructions: text, distance: number("distance"), then: then, road: road)
+      } else if then != nil {
+        message = .maneuver(instructions: text, distance: number("distance"), then: then)
       }
       return navigation(
         .announce(

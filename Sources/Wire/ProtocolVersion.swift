@@ -32,13 +32,15 @@ public import JSON
 ///   the "then" maneuver's) and `sign`, in the native route document's form.
 /// - 1.6: `ANNOUNCE` kind `ahead` (a road object on the route ahead); `PROGRESS` has `ahead`
 ///   (the next road objects, when the list changes) and `STATE` has `ahead` (the last list).
+/// - 1.7: a maneuver's `ANNOUNCE` has `then`, the steps its "then" clause says (`[step + 1]`),
+///   so a client knows the maneuver after next was announced.
 ///
 /// Compatibility floor: none yet; every 1.x server accepts every 1.x client.
 public enum ProtocolVersion {
   /// The major version: changes only with incompatible changes.
   public static let major = 1
   /// The minor version: grows with each compatible addition.
-  public static let minor = 6
+  public static let minor = 7
   /// The Stepwise release of this build, named in `VERSION` and in the fleet's `online`.
   public static let release = "0.1.0"
 

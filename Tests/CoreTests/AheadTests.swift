@@ -32,6 +32,16 @@ import Testing
       }
     }
 
+    /// The maneuver prompts that carry a road object as a clause (folded into them).
+    var folded: [(a: Announcement, clause: AheadClause, time: Double, along: Double)] {
+      events.compactMap { e in
+        guard let a = e.announcement, case .maneuver(_, _, _, let road?) = a.message,
+          let clause = road.ahead
+        else { return nil }
+        return (a, clause, e.time, along(at: e.time))
+      }
+    }
+
     func along(at time: Double) -> Double {
       truth.last { $0.time <= time }?.along ?? 0
     }
@@ -126,7 +136,8 @@ import Testing
         let d = try Self.drive(Self.document([object]), speed: speed)
         let said = d.ahead
         #expect(said.count <= 1, "\(start) \(speed)")
-        saidSomewhere += said.count
+        #expect(said.count + d.folded.count <= 1, "\(start) \(speed)")
+        saidSomewhere += said.count + d.folded.count
         guard let a = said.first else { continue }
         let speech = phrasebook.speechDuration(of: a.a.text)
         #expect(a.along < start, "\(start) \(speed)")
@@ -148,17 +159,63 @@ import Testing
         }
       }
     }
-    // Most objects are said (those right after the turn may not be, in time).
+    // Most objects are said, on their own or with a maneuver's prompt.
     #expect(saidSomewhere >= 80, "\(saidSomewhere)")
   }
 
-  @Test func anObjectRightAfterTheTurnWaitsForIt() throws {
-    // 250 m after the turn: due before the turn, said once the turn is passed.
-    let d = try Self.drive(Self.document([RoadObject(.levelCrossing, start: 3250)]))
-    let said = d.ahead
-    try #require(said.count == 1)
-    let turn = try #require(d.time(past: 3000))
-    #expect(said[0].time >= turn)
+  @Test func anObjectRightAfterTheTurnIsSaidWithIt() throws {
+    // 250 m after the turn: due before the turn, where it would wait for the turn to be
+    // passed; said with the turn's prompt instead, in both languages.
+    let document = Self.document([RoadObject(.levelCrossing, start: 3250)])
+    let d = try Self.drive(document)
+    #expect(d.ahead.isEmpty)
+    try #require(d.folded.count == 1)
+    #expect(d.folded[0].clause.afterManeuver)
+    #expect(d.folded[0].a.text.hasSuffix("turn left onto A Street, then a level crossing."))
+    let korean = try Self.drive(document, language: .ko)
+    try #require(korean.folded.count == 1)
+    #expect(korean.folded[0].a.text.hasSuffix(" 이어서 철도 건널목이 있습니다."))
+    // Without folding it waits for the turn and is said after it.
+    var c = GuidanceConfiguration()
+    c.aheadFolding = false
+    let waited = try Self.drive(document, configuration: c)
+    try #require(waited.ahead.count == 1)
+    #expect(waited.ahead[0].time >= (try #require(waited.time(past: 3000))))
+    #expect(d.folded[0].time <= waited.ahead[0].time)
+  }
+
+  /// An object folded into a maneuver prompt is one its own announcement would have said
+  /// later or not at all: every object is said at most once, as many are said as without
+  /// folding and more (none dropped that waiting dropped), never later than without folding,
+  /// and never late (the prompt ends `aheadMinimumLeadSeconds` before the object).
+  @Test func foldingNeverDropsWhatWaitingSaidAndNeverSaysTwice() throws {
+    var off = GuidanceConfiguration()
+    off.aheadFolding = false
+    let phrasebook = Phrasebook(language: .en)
+    var (saidOn, saidOff, folded) = (0, 0, 0)
+    for speed in [9.0, 25.0] {
+      for start in stride(from: 100.0, through: 4800, by: 100) {
+        let kind: RoadObject.Kind = Int(start / 100) % 2 == 0 ? .tollBooth : .tunnel
+        let object = RoadObject(kind, start: start, end: kind == .tunnel ? start + 150 : start)
+        let doc = Self.document([object])
+        let on = try Self.drive(doc, speed: speed)
+        let without = try Self.drive(doc, speed: speed, configuration: off)
+        let times = on.ahead.map(\.time) + on.folded.map(\.time)
+        #expect(times.count <= 1, "\(start) \(speed)")
+        #expect(times.count >= without.ahead.count, "\(start) \(speed)")
+        if let t = times.first, let was = without.ahead.first?.time {
+          #expect(t <= was, "\(start) \(speed)")
+        }
+        for f in on.folded {
+          let speech = phrasebook.speechDuration(of: f.a.text)
+          #expect(start - f.along >= speed * (speech + off.aheadMinimumLeadSeconds) - 1, "\(start)")
+        }
+        saidOn += times.count
+        saidOff += without.ahead.count
+        folded += on.folded.count
+      }
+    }
+    #expect(folded > 0 && saidOn > saidOff, "\(saidOn) against \(saidOff), \(folded) folded")
   }
 
   @Test func noneForAnObjectBehindTheStartOrTurnedOffOrAnUnderpass() throws {

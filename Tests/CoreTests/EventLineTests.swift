@@ -84,6 +84,22 @@ import Wire
       message: .maneuver(instructions: "Take exit 52.", distance: 300, then: nil, road: road),
       text: "In 300 meters, use the middle lane to take exit 52.", distance: 300,
       id: "r0.s3.approach")
+    // One whose "then" clause says the next step's maneuver (protocol 1.7): `then` [step + 1],
+    // read back as a "then" clause whose words are in `text`.
+    let pair = Announcement(
+      step: 6, kind: .now,
+      message: .maneuver(instructions: "Turn left.", distance: nil, then: "Turn right."),
+      text: "Turn left, then turn right.", distance: 40, id: "r0.s6.now")
+    let pairLine = EventLine.text(.navigation(NavigationEvent(time: 1e9, kind: .announce(pair))))
+    #expect(pairLine.contains(#""id":"r0.s6.now","then":[7]}"#), "\(pairLine)")
+    let pairBack = try #require(ReceivedEvent(line: Array(pairLine.utf8)))
+    guard case .navigation(let pn) = pairBack.event, case .announce(let pa) = pn.kind else {
+      Issue.record("not an announcement: \(pairBack)")
+      return
+    }
+    #expect(pa.thenSteps == [7])
+    #expect(pa.text == pair.text)
+    events.append(.navigation(NavigationEvent(time: 1e9, kind: .announce(pair))))
     events.append(.navigation(NavigationEvent(time: 1e9, kind: .announce(said))))
     #expect(Set(events.map(\.eventClass)) == Set(EventClass.allCases))
     let text = EventLine.text(events[events.count - 1])

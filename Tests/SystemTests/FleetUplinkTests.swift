@@ -74,6 +74,54 @@ struct FleetUplinkTests {
     #expect(state["uplink"]?["pending"]?.doubleValue == 0)
   }
 
+  /// Every change of what lies ahead reaches the `progress` topic, even one that falls within
+  /// the progress interval of the message before (it would have been throttled: the drive of
+  /// 070, a toll road, a toll booth, a tunnel and a level crossing, with a 30 s interval).
+  @Test func everyChangeOfWhatLiesAheadPassesTheProgressThrottle() throws {
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let broker = try MosquittoBroker(scratch: scratch)
+    let sub = try durableSubscriber(
+      broker, id: "disp1", topics: ["stepwise/+/progress"], scratch: scratch)
+    defer { sub.killGroup() }
+    try #require(waitUntil(timeout: 5) { broker.log.contains(" as disp1 ") })
+    let scenario = "Simulations/070-highway-exit-tunnel-overspeed/"
+    let daemon = try Self.stepwised(
+      [
+        "--route", repositoryFile(scenario + "route.json"), "--json", "--state-dir",
+        scratch.file("state"), "--mqtt", broker.url, "--vehicle", "veh1", "--mqtt-keepalive", "5",
+        "--mqtt-progress-interval", "30", "--fast", repositoryFile(scenario + "drive.nmea"),
+      ], scratch: scratch, tag: "d")
+    defer { daemon.killGroup() }
+    #expect(daemon.wait(timeout: 60) == 0, "\(daemon.stderr)")
+    let progress = daemon.stdout.split(separator: "\n").compactMap {
+      (try? JSONParser.parse(String($0)))?.objectValue
+    }.filter { $0["class"]?.stringValue == "PROGRESS" }
+    let ahead = progress.filter { $0["ahead"] != nil }.map { JSONWriter.string(.object($0)) }
+    #expect(ahead.count >= 3)
+    // What the throttle alone would have let through: at least one change falls inside it.
+    let iso = ISO8601DateFormatter()
+    iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+    var last: Double?
+    var throttled = 0
+    for p in progress {
+      let t = try #require(p["time"]?.stringValue.flatMap(iso.date)).timeIntervalSince1970
+      if let l = last, t - l < 30 {
+        if p["ahead"] != nil { throttled += 1 }
+        continue
+      }
+      last = t
+    }
+    #expect(throttled > 0)
+    var received: [String] = []
+    waitUntil(timeout: 10) {
+      received = dedupedEvents(receivedMessages(sub.stdout), topic: "stepwise/veh1/progress")
+        .filter { $0["ahead"] != nil }.map(withoutStamp)
+      return received.count >= ahead.count
+    }
+    #expect(received == ahead)
+  }
+
   @Test func aVehicleKilledWithSIGKILLShowsOffline() throws {
     let scratch = try ScratchDirectory()
     defer { scratch.remove() }

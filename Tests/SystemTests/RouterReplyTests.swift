@@ -51,6 +51,31 @@ import Testing
         == .rejected(status: 400, message: "error 154: Path distance exceeds the max"))
   }
 
+  @Test func valhallaErrorsInOSRMWordsAreToldApart() {
+    // Valhalla 3.9.1 asked in format=osrm, a point far off the map, with HTTP 400.
+    let off = Array(
+      #"{"code":"NoSegment","message":"One of the supplied input coordinates could not snap to street segment."}"#
+        .utf8)
+    #expect(
+      Self.failure(Self.classify(status: 400, off))
+        == .offNetwork(
+          "NoSegment: One of the supplied input coordinates could not snap to street segment."))
+    #expect(
+      Self.failure(Self.classify(status: 400, Array(#"{"code":"NoRoute","message":"x"}"#.utf8)))
+        == .noRoute("NoRoute: x"))
+  }
+
+  @Test func aValhallaAnswerInOSRMFormatIsImportedAsOSRM() throws {
+    // Valhalla's own format=osrm answer for the Marais route (no id in it to check).
+    let osrm = readBytes(
+      repositoryFile(
+        "Tests/Fixtures/routes/valhalla-scenarios/par_car_marais/osrm.en-US.km.json"))
+    let document = try Self.classify(osrm, id: "stepwise-9").get()
+    #expect(document.routes[0].steps.count == 11)
+    #expect(
+      document.routes[0].steps[1].instructions.hasPrefix("Turn left onto Rue des Guillemites"))
+  }
+
   @Test func http503IsDrainingWhateverTheBody() {
     #expect(Self.failure(Self.classify(status: 503, [])) == .draining)
     #expect(Self.failure(Self.classify(api: .osrm, status: 503, Array("busy".utf8))) == .draining)

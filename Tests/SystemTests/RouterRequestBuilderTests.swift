@@ -50,6 +50,14 @@ import Testing
     #expect(body["units"]?.stringValue == "kilometers")
     #expect(body["language"]?.stringValue == "en-US")
     #expect(body["id"]?.stringValue == "stepwise-3-7")
+    // The road data the first route had: lanes and signs come only in format=osrm, the limits
+    // with the filter, and the voice instructions make the text's language stated.
+    #expect(body["format"]?.stringValue == "osrm")
+    #expect(body["voice_instructions"]?.boolValue == true)
+    #expect(
+      body["filters"]?["attributes"]?.arrayValue?.map(\.stringValue)
+        == ["shape_attributes.speed_limit"])
+    #expect(body["filters"]?["action"]?.stringValue == "include")
   }
 
   @Test func theHeadingToleranceNarrowsWithSpeed() throws {

@@ -20,6 +20,7 @@ struct ScenariosWithARouterTests {
     ("monaco", (43.70, 7.38, 43.77, 7.46)),
     ("liechtenstein", (47.00, 9.45, 47.30, 9.65)),
     ("baltimore", (39.10, -76.80, 39.45, -76.40)),
+    ("stepwise_lanes", (44.975, 9.995, 45.005, 10.100)),
   ]
 
   /// Whether the scenario's track leaves the route on purpose (its recipe has a deviation).

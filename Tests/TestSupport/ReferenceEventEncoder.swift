@@ -44,6 +44,7 @@ public enum ReferenceEventEncoder {
       o.append("text", .string(a.text))
       if let d = a.distance { o.append("distance", num(d, 1)) }
       o.append("id", .string(a.id))
+      if !a.thenSteps.isEmpty { o.append("then", .array(a.thenSteps.map { .number(Double($0)) })) }
     case .step(let s):
       o.append("class", "STEP")
       o.append("time", .string(UTCTime.iso8601(event.time)))
