@@ -32,7 +32,7 @@ struct DeadReckoning: Sendable, Equatable {
   /// Maneuvers passed on the estimate alone.
   var passed: Int
   /// The position reported is never behind this (a vehicle that lost its fixes again while
-  /// settling behind the last estimate, ``Reckoning/settling(floor:)``).
+  /// settling behind the last estimate, ``Reckoning/settling(floor:until:)``).
   var floor = -Double.infinity
   /// Whether an estimate was made yet.
   private(set) var started = false
@@ -98,10 +98,12 @@ enum Reckoning: Sendable, Equatable {
   case off
   /// Fixes stopped: the position is carried along the route.
   case carrying(DeadReckoning)
-  /// Fixes are back and placed the vehicle behind the last estimate: the position reported
-  /// stays at `floor` until the vehicle passes it, so it never jumps backwards (nor when the
-  /// fixes stop again meanwhile: the next estimate keeps the floor).
-  case settling(floor: Double)
+  /// Fixes are back: the position reported stays at `floor` (the last estimate) until the
+  /// vehicle passes it, so it never jumps backwards (nor when the fixes stop again meanwhile:
+  /// the next estimate keeps the floor); until the time `until` the floor also follows the
+  /// match forwards, so a match that steps back while it settles (a slow vehicle among close
+  /// maneuvers, noisy first fixes) is not reported back either.
+  case settling(floor: Double, until: Double)
 }
 
 /// The highest speed of the last few seconds of fixes (a sliding maximum: the speeds kept

@@ -204,6 +204,8 @@ public struct GuidanceConfiguration: Sendable, Equatable {
   /// A live engine's silence at time t estimates only up to t minus this many seconds: an
   /// epoch for an earlier time may still be on its way, and a replay would have handled it first.
   public var reckonSettle = 1.0
+  /// Seconds after the fixes return in which the position reported never steps back.
+  public var reckonSettleWindow = 10.0
   /// A vehicle slower without fixes than its highest speed of the last `reckonPeakSeconds` of
   /// fixes (braking for a maneuver, slowed by traffic) is taken to speed up to it again at this
   /// many m/s², unless it was steady (below).

@@ -389,7 +389,7 @@ public struct NavigationSession: Sendable {
     }
     let previous = lastValidFix
     lastValidFix = fix
-    settle(after: estimate)
+    settle(after: estimate, time: fix.time)
     if phase == .offRoute {
       followReturn(point: point, course: trustedCourse, time: fix.time)
     }
@@ -538,7 +538,7 @@ public struct NavigationSession: Sendable {
       r = reckoner(
         since: since, speed: v, newest: lastValidFix?.time ?? since,
         after: max(lastInputTime ?? since, since))
-      if case .settling(let floor) = reckoning { r.floor = floor }
+      if case .settling(let floor, _) = reckoning { r.floor = floor }
     }
     let c = configuration
     let first = events.count
@@ -584,11 +584,17 @@ public struct NavigationSession: Sendable {
   }
 
   /// After the fix that ended a stretch without fixes: a vehicle placed behind the last
-  /// estimate is reported there until it passes it (no jump backwards).
-  private mutating func settle(after estimate: Double?) {
-    if let e = estimate { reckoning = .settling(floor: e) }
-    if case .settling(let floor) = reckoning, distanceAlong >= floor || phase != .onRoute {
+  /// estimate is reported there until it passes it, and for `reckonSettleWindow` seconds the
+  /// position reported never steps back (``Reckoning/settling(floor:until:)``).
+  private mutating func settle(after estimate: Double?, time: Double) {
+    if let e = estimate {
+      reckoning = .settling(floor: e, until: time + configuration.reckonSettleWindow)
+    }
+    guard case .settling(let floor, let until) = reckoning else { return }
+    if phase != .onRoute || (distanceAlong >= floor && time >= until) {
       reckoning = .off
+    } else if distanceAlong > floor {
+      reckoning = .settling(floor: distanceAlong, until: until)
     }
   }
 
@@ -1012,7 +1018,7 @@ public struct NavigationSession: Sendable {
 
   private mutating func progress(_ point: Coordinate, _ fix: Fix) -> Progress {
     var distanceAlong = distanceAlong
-    if case .settling(let floor) = reckoning { distanceAlong = max(distanceAlong, floor) }
+    if case .settling(let floor, _) = reckoning { distanceAlong = max(distanceAlong, floor) }
     if case .carrying(let r) = reckoning { distanceAlong = max(distanceAlong, r.floor) }
     let remaining = max(0, geometry.length - distanceAlong)
     let fraction = geometry.length > 0 ? remaining / geometry.length : 0
