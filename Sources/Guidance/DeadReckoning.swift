@@ -1,9 +1,12 @@
 /// Where a vehicle without fixes is estimated to be: carried along the route from its last
 /// matched position at the speed it had, one estimate per second of the fix clock.
 ///
-/// A vehicle that was slowing down when the fixes stopped (braking for a maneuver) is taken to
-/// speed up again, gently, to the highest speed it had just before; one at a steady speed keeps
-/// it.
+/// A vehicle at a steady speed keeps it: an estimate running ahead of it would make prompts
+/// early and the fixes that come back land behind it. After a maneuver (one it passed in the
+/// last seconds of fixes, or one the estimate passes), or when its speed was changing, it is
+/// taken to speed up again, gently, to the highest speed it had just before: it slowed for the
+/// maneuver, or for traffic, and nothing says how long; an estimate ahead of the vehicle makes
+/// its prompts early, one behind it late.
 ///
 /// The estimates fall on a grid of whole `step`s after the last matched fix, never on the times
 /// the edge happens to look (an epoch without a fix, a live engine's tick, a replay's silence),
@@ -12,10 +15,14 @@ struct DeadReckoning: Sendable, Equatable {
   /// The last matched fix: its time and metres along the route.
   let anchorTime: Double
   let anchorAlong: Double
-  /// Metres per second at the anchor, the speed it tends to, and how fast (m/s²).
+  /// Metres per second at the anchor, the speed it tends to after a maneuver, and how fast
+  /// (m/s²).
   let speed: Double
   let cruise: Double
   let acceleration: Double
+  /// When it starts speeding up to `cruise`: at the anchor after a maneuver or at a changing
+  /// speed, else when the estimate passes a maneuver (never, until then).
+  private(set) var speedUpAt: Double
   /// Seconds between estimates.
   let step: Double
   /// The first estimate is made this long after the anchor.
@@ -24,12 +31,16 @@ struct DeadReckoning: Sendable, Equatable {
   private(set) var through: Double
   /// Maneuvers passed on the estimate alone.
   var passed: Int
+  /// The position reported is never behind this (a vehicle that lost its fixes again while
+  /// settling behind the last estimate, ``Reckoning/settling(floor:until:)``).
+  var floor = -Double.infinity
   /// Whether an estimate was made yet.
   private(set) var started = false
 
   init(
     anchorTime: Double, anchorAlong: Double, speed: Double, cruise: Double,
-    acceleration: Double, step: Double, start: Double, after: Double, passed: Int = 0
+    acceleration: Double, step: Double, start: Double, after: Double, passed: Int = 0,
+    steady: Bool = false
   ) {
     self.anchorTime = anchorTime
     self.anchorAlong = anchorAlong
@@ -40,6 +51,13 @@ struct DeadReckoning: Sendable, Equatable {
     self.start = start
     self.through = max(anchorTime, after)
     self.passed = passed
+    self.speedUpAt = steady && passed == 0 ? .infinity : anchorTime
+  }
+
+  /// The estimate passed a maneuver at `time`: the vehicle speeds up from there.
+  mutating func passedManeuver(at time: Double) {
+    passed += 1
+    speedUpAt = min(speedUpAt, time)
   }
 
   /// The next estimate's time if it is due by `time` (before it, or at it when `inclusive`),
@@ -60,14 +78,17 @@ struct DeadReckoning: Sendable, Equatable {
 
   /// Metres per second at `time`.
   func speed(at time: Double) -> Double {
-    acceleration > 0 ? min(cruise, speed + acceleration * max(0, time - anchorTime)) : speed
+    let t = time - max(anchorTime, speedUpAt)
+    return acceleration > 0 && t > 0 ? min(cruise, speed + acceleration * t) : speed
   }
 
   /// Metres along the route at `time`.
   func along(at time: Double) -> Double {
-    let t = max(0, time - anchorTime)
+    let held = max(0, min(time, speedUpAt) - anchorTime)
+    let t = max(0, time - max(anchorTime, speedUpAt))
     let up = min(t, speedUpTime)
-    return anchorAlong + speed * up + acceleration * up * up / 2 + speed(at: time) * (t - up)
+    return anchorAlong + speed * held + speed * up + acceleration * up * up / 2
+      + speed(at: time) * (t - up)
   }
 }
 
@@ -77,15 +98,20 @@ enum Reckoning: Sendable, Equatable {
   case off
   /// Fixes stopped: the position is carried along the route.
   case carrying(DeadReckoning)
-  /// Fixes are back and placed the vehicle behind the last estimate: the position reported
-  /// stays at `floor` until the vehicle passes it, so it never jumps backwards.
-  case settling(floor: Double)
+  /// Fixes are back: the position reported stays at `floor` (the last estimate) until the
+  /// vehicle passes it, so it never jumps backwards (nor when the fixes stop again meanwhile:
+  /// the next estimate keeps the floor); until the time `until` the floor also follows the
+  /// match forwards, so a match that steps back while it settles (a slow vehicle among close
+  /// maneuvers, noisy first fixes) is not reported back either.
+  case settling(floor: Double, until: Double)
 }
 
 /// The highest speed of the last few seconds of fixes (a sliding maximum: the speeds kept
-/// only decrease, so the list stays short).
+/// only decrease, so the list stays short), and the lowest and highest of the last few (a
+/// sliding minimum and maximum over a shorter span): whether the speed was steady.
 struct SpeedPeak: Sendable, Equatable {
   private var kept: [Sample] = []
+  private var low: [Sample] = []
 
   private struct Sample: Sendable, Equatable {
     var time: Double
@@ -95,9 +121,20 @@ struct SpeedPeak: Sendable, Equatable {
   /// The highest speed noted within the span, 0 before any.
   var speed: Double { kept.first?.speed ?? 0 }
 
-  mutating func note(_ v: Double, time t: Double, span: Double) {
+  mutating func note(_ v: Double, time t: Double, span: Double, recent: Double) {
     while let last = kept.last, last.speed <= v || last.time > t { kept.removeLast() }
     kept.append(Sample(time: t, speed: v))
     while let first = kept.first, first.time < t - span { kept.removeFirst() }
+    while let last = low.last, last.speed >= v || last.time > t { low.removeLast() }
+    low.append(Sample(time: t, speed: v))
+    while let first = low.first, first.time < t - recent { low.removeFirst() }
+  }
+
+  /// Whether every speed noted within `recent` seconds of the last was within `fraction` of
+  /// `v`.
+  func steady(at v: Double, fraction: Double, recent: Double) -> Bool {
+    guard let t = kept.last?.time, let lowest = low.first?.speed else { return false }
+    let highest = kept.first { $0.time >= t - recent }?.speed ?? v
+    return highest <= v * (1 + fraction) && lowest >= v * (1 - fraction)
   }
 }

@@ -204,10 +204,17 @@ public struct GuidanceConfiguration: Sendable, Equatable {
   /// A live engine's silence at time t estimates only up to t minus this many seconds: an
   /// epoch for an earlier time may still be on its way, and a replay would have handled it first.
   public var reckonSettle = 1.0
+  /// Seconds after the fixes return in which the position reported never steps back.
+  public var reckonSettleWindow = 10.0
   /// A vehicle slower without fixes than its highest speed of the last `reckonPeakSeconds` of
-  /// fixes (braking for a maneuver) is taken to speed up to it again at this many m/s².
+  /// fixes (braking for a maneuver, slowed by traffic) is taken to speed up to it again at this
+  /// many m/s², unless it was steady (below).
   public var reckonAcceleration = 1.0
   public var reckonPeakSeconds = 20.0
+  /// A vehicle whose speed stayed within this fraction of the last fix's for the last
+  /// `reckonSteadySeconds` keeps it (until the estimate passes a maneuver).
+  public var reckonSteadyFraction = 0.1
+  public var reckonSteadySeconds = 5.0
   /// Speed (m/s) above which the estimate passes a maneuver once it is `reckonPastManeuver`
   /// metres beyond it; slower, it waits at the maneuver for fixes.
   public var reckonPassSpeed = 8.0

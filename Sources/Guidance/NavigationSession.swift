@@ -38,9 +38,11 @@ public struct NavigationSession: Sendable {
   private var lastMatchTime: Double?
   /// The position of a vehicle without fixes, carried along the route (``DeadReckoning``).
   private var reckoning = Reckoning.off
-  /// The highest recent speed: a vehicle that lost its fixes while braking for a maneuver is
-  /// taken to speed up to it again after.
+  /// The highest recent speed: a vehicle that lost its fixes after a maneuver (or passes one
+  /// on the estimate) is taken to speed up to it again.
   private var speedPeak = SpeedPeak()
+  /// When the last step began (a maneuver passed).
+  private var stepTime: Double?
   /// Consecutive fixes within the arrival radius.
   private var arrivalEvidence = 0
   /// Set when resuming from a snapshot: the first fix may be far ahead of the saved position.
@@ -354,7 +356,9 @@ public struct NavigationSession: Sendable {
     // reckoning takes it), whatever the speed of the fix that ends the gap.
     let peak = speedPeak.speed
     updateSpeed(fix, point: point, dt: dt)
-    speedPeak.note(speed, time: fix.time, span: configuration.reckonPeakSeconds)
+    speedPeak.note(
+      speed, time: fix.time, span: configuration.reckonPeakSeconds,
+      recent: configuration.reckonSteadySeconds)
     let carried = dt > configuration.gpsLostAfter ? max(speed, peak) : speed
     let threshold = max(
       configuration.offRouteMinimumDistance, configuration.offRouteAccuracyFactor * accuracy)
@@ -385,7 +389,7 @@ public struct NavigationSession: Sendable {
     }
     let previous = lastValidFix
     lastValidFix = fix
-    settle(after: estimate)
+    settle(after: estimate, time: fix.time)
     if phase == .offRoute {
       followReturn(point: point, course: trustedCourse, time: fix.time)
     }
@@ -498,10 +502,15 @@ public struct NavigationSession: Sendable {
   ) -> DeadReckoning {
     let c = configuration
     let start = max(c.reckonStart, 1.5 * fixInterval, newest - since + c.reckonStart)
+    // Steady for the last seconds, and no maneuver passed since its peak (it did not slow
+    // for one): it keeps its speed.
+    let steady =
+      stepTime.map { since - $0 > c.reckonPeakSeconds } ?? true
+      && speedPeak.steady(at: v, fraction: c.reckonSteadyFraction, recent: c.reckonSteadySeconds)
     return DeadReckoning(
       anchorTime: since, anchorAlong: distanceAlong, speed: v, cruise: speedPeak.speed,
       acceleration: c.reckonAcceleration, step: c.reckonStep, start: start, after: after,
-      passed: passed)
+      passed: passed, steady: steady)
   }
 
   /// Carries a vehicle without fixes along the route from its last matched position, one
@@ -529,6 +538,7 @@ public struct NavigationSession: Sendable {
       r = reckoner(
         since: since, speed: v, newest: lastValidFix?.time ?? since,
         after: max(lastInputTime ?? since, since))
+      if case .settling(let floor, _) = reckoning { r.floor = floor }
     }
     let c = configuration
     let first = events.count
@@ -538,7 +548,7 @@ public struct NavigationSession: Sendable {
       if currentStep < lastStep, r.passed < c.reckonManeuvers, v >= c.reckonPassSpeed,
         target > geometry.stepEnd[currentStep] + c.reckonPastManeuver
       {
-        r.passed += 1
+        r.passedManeuver(at: t)
         distanceAlong = min(target, geometry.stepEnd[currentStep + 1])
         advanceSteps(time: t, into: &events)
       }
@@ -566,19 +576,25 @@ public struct NavigationSession: Sendable {
   private mutating func endReckoning() -> Double? {
     guard case .carrying(let r) = reckoning else { return nil }
     reckoning = .off
-    guard distanceAlong != r.anchorAlong else { return nil }
-    let estimate = distanceAlong
+    let estimate = max(distanceAlong, r.floor)
+    guard estimate > r.anchorAlong else { return nil }
     distanceAlong = r.anchorAlong
     segmentHint = geometry.segment(containing: distanceAlong, from: segmentHint)
     return estimate
   }
 
   /// After the fix that ended a stretch without fixes: a vehicle placed behind the last
-  /// estimate is reported there until it passes it (no jump backwards).
-  private mutating func settle(after estimate: Double?) {
-    if let e = estimate { reckoning = .settling(floor: e) }
-    if case .settling(let floor) = reckoning, distanceAlong >= floor || phase != .onRoute {
+  /// estimate is reported there until it passes it, and for `reckonSettleWindow` seconds the
+  /// position reported never steps back (``Reckoning/settling(floor:until:)``).
+  private mutating func settle(after estimate: Double?, time: Double) {
+    if let e = estimate {
+      reckoning = .settling(floor: e, until: time + configuration.reckonSettleWindow)
+    }
+    guard case .settling(let floor, let until) = reckoning else { return }
+    if phase != .onRoute || (distanceAlong >= floor && time >= until) {
       reckoning = .off
+    } else if distanceAlong > floor {
+      reckoning = .settling(floor: distanceAlong, until: until)
     }
   }
 
@@ -861,6 +877,7 @@ public struct NavigationSession: Sendable {
           time: time, into: &events)
       }
       currentStep += 1
+      stepTime = time
       events.append(NavigationEvent(time: time, kind: .step(currentStep)))
       stepStarted(currentStep, time: time, into: &events)
     }
@@ -1002,7 +1019,8 @@ public struct NavigationSession: Sendable {
 
   private mutating func progress(_ point: Coordinate, _ fix: Fix) -> Progress {
     var distanceAlong = distanceAlong
-    if case .settling(let floor) = reckoning { distanceAlong = max(distanceAlong, floor) }
+    if case .settling(let floor, _) = reckoning { distanceAlong = max(distanceAlong, floor) }
+    if case .carrying(let r) = reckoning { distanceAlong = max(distanceAlong, r.floor) }
     let remaining = max(0, geometry.length - distanceAlong)
     let fraction = geometry.length > 0 ? remaining / geometry.length : 0
     return Progress(

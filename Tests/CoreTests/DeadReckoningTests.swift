@@ -62,6 +62,33 @@ import Testing
     #expect(!blind.contains { if case .offRoute = $0.kind { true } else { false } })
   }
 
+  /// Metres along the route estimated 10 s after the last of these fixes: 20 s at 16 m/s, then
+  /// `slower` s at 12 m/s.
+  static func estimateAfterSlowing(for slower: Int) throws -> (last: Double, estimate: Double) {
+    var s = try session()
+    var along = 0.0
+    var events: [NavigationEvent] = []
+    for t in 0..<(20 + slower) {
+      let v = t < 20 ? 16.0 : 12
+      events += s.ingest(fix(at: along, time: Double(t), speed: v))
+      along += v
+    }
+    let last = along - 12
+    let end = Double(20 + slower - 1)
+    for t in 1...10 { events += s.ingest(.noFix(time: t0 + end + Double(t))) }
+    let estimate = try #require(events.last { $0.time == t0 + end + 10 }?.progressValue)
+    return (last, estimate.distanceAlong)
+  }
+
+  @Test func aVehicleAtASteadySpeedKeepsItAndOneThatJustSlowedSpeedsUpAgain() throws {
+    // Steady at 12 m/s for 10 s, no maneuver near: carried on at 12 m/s, not at its peak.
+    let steady = try Self.estimateAfterSlowing(for: 10)
+    #expect(abs(steady.estimate - (steady.last + 120)) < 1)
+    // Slowed 2 s ago: it may speed up again, so the estimate does (1 m/s², up to 16 m/s).
+    let slowed = try Self.estimateAfterSlowing(for: 2)
+    #expect(slowed.estimate > slowed.last + 150)
+  }
+
   @Test func theEstimateWaitsAtAManeuverItMayNotPassAndAtTheEnd() throws {
     for passing in [1, 2] {
       var c = GuidanceConfiguration()
@@ -122,6 +149,25 @@ import Testing
     for (a, b) in zip(reported, reported.dropFirst()) { #expect(b >= a - 10) }
     // The match itself follows the fixes.
     #expect(abs(s.distanceAlong - (520 + 8 * 20)) < 10)
+  }
+
+  @Test func anOutageWhileSettlingBehindTheEstimateKeepsTheFloor() throws {
+    var s = try Self.session()
+    _ = Self.drive(&s, until: 30)
+    // 20 s without fixes at 12 m/s: the estimate is at 600 m; the vehicle slowed and is at
+    // 400 m, moving at 10 m/s, when two fixes come; then none again for 10 s.
+    var reported: [Double] = []
+    func note(_ e: [NavigationEvent]) { reported += e.compactMap(\.progressValue?.distanceAlong) }
+    for t in 31...50 { note(s.ingest(.noFix(time: Self.t0 + Double(t)))) }
+    for t in 51...52 {
+      note(s.ingest(Self.fix(at: 400 + 10 * Double(t - 51), time: Double(t), speed: 10)))
+    }
+    for t in 53...62 { note(s.ingest(.noFix(time: Self.t0 + Double(t)))) }
+    #expect(abs((reported.first ?? 0) - 384) < 1)
+    #expect(reported.contains { $0 >= 599 })
+    for (a, b) in zip(reported, reported.dropFirst()) { #expect(b >= a - 10) }
+    // The second estimate moves on from the match, behind the floor.
+    #expect(abs(s.distanceAlong - 510) < 15)
   }
 
   @Test func gpsdDeadReckonedFixesAreFixes() throws {
