@@ -148,7 +148,7 @@ struct AnnouncementScheduler: Sendable {
       let message = AnnouncementMessage.maneuver(
         instructions: instructions, distance: kind == .now ? nil : d,
         then: kind == .prepare ? nil : then,
-        road: road(at: m, kind: kind, then: kind == .prepare ? nil : then))
+        road: Self.road(route.steps, at: m, kind: kind, then: kind == .prepare ? nil : then))
       let lead = leadDistance(kind, step: m, speed: v, limits: limits, saying: message)
       // The final announcement must still come `finalLeadSeconds` ahead when the vehicle is one
       // along-track sigma ahead of its match; what `nowLeadSeconds` spares beyond that
@@ -171,7 +171,7 @@ struct AnnouncementScheduler: Sendable {
           next, step: m, speed: v, limits: limits,
           saying: .maneuver(
             instructions: instructions, distance: next == .now ? nil : d, then: then,
-            road: road(at: m, kind: next, then: then)))
+            road: Self.road(route.steps, at: m, kind: next, then: then)))
         if d <= nextLead + v * configuration.minimumGapSeconds {
           said[m].insert(kind.flag)
           continue
@@ -203,7 +203,7 @@ struct AnnouncementScheduler: Sendable {
     let message = AnnouncementMessage.maneuver(
       instructions: route.steps[m].instructions,
       distance: kind == .now ? nil : limits.approachMaximum, then: then,
-      road: road(at: m, kind: kind, then: then))
+      road: Self.road(route.steps, at: m, kind: kind, then: then))
     let margin =
       v * configuration.announcementIntervalLimit * configuration.announcementMarginFraction
     return leadDistance(kind, step: m, speed: v, limits: limits, saying: message) + margin
@@ -296,12 +296,17 @@ struct AnnouncementScheduler: Sendable {
   /// smaller share of the road is preferred) than the main one's, or the main one has none to
   /// advise: the vehicle must be in those lanes by then, and the first maneuver's lanes are
   /// the wider choice it can make on the way.
-  private func road(at m: Int, kind: AnnouncementKind, then: String?) -> ManeuverRoad? {
-    let step = route.steps[m]
-    var lanes = kind == .prepare ? [] : step.lanes
+  ///
+  /// Static, given the steps: a method called from `due`, which changes `said` in between, made
+  /// it copy the whole scheduler on each call (perf: its retains cost more than the rest of the
+  /// call); the step's fields are read in place for the same reason.
+  private static func road(
+    _ steps: [RouteStep], at m: Int, kind: AnnouncementKind, then: String?
+  ) -> ManeuverRoad? {
+    var lanes = kind == .prepare ? [] : steps[m].lanes
     var lanesForThen = false
-    if kind != .prepare, then != nil, m + 1 <= lastStep {
-      let next = route.steps[m + 1].lanes
+    if kind != .prepare, then != nil, m + 1 < steps.count {
+      let next = steps[m + 1].lanes
       if ManeuverRoad.advises(next),
         !ManeuverRoad.advises(lanes) || ManeuverRoad.share(next) < ManeuverRoad.share(lanes)
       {
@@ -309,8 +314,9 @@ struct AnnouncementScheduler: Sendable {
         lanesForThen = true
       }
     }
-    guard !lanes.isEmpty || step.sign != nil else { return nil }
-    return ManeuverRoad(lanes: lanes, lanesForThen: lanesForThen, sign: step.sign)
+    let sign = steps[m].sign
+    guard !lanes.isEmpty || sign != nil else { return nil }
+    return ManeuverRoad(lanes: lanes, lanesForThen: lanesForThen, sign: sign)
   }
 
   /// The next maneuver's instructions when it follows maneuver `m` too closely to get its own
