@@ -296,10 +296,6 @@ struct AnnouncementScheduler: Sendable {
   /// smaller share of the road is preferred) than the main one's, or the main one has none to
   /// advise: the vehicle must be in those lanes by then, and the first maneuver's lanes are
   /// the wider choice it can make on the way.
-  ///
-  /// Static, given the steps: a method called from `due`, which changes `said` in between, made
-  /// it copy the whole scheduler on each call (perf: its retains cost more than the rest of the
-  /// call); the step's fields are read in place for the same reason.
   private static func road(
     _ steps: [RouteStep], at m: Int, kind: AnnouncementKind, then: String?
   ) -> ManeuverRoad? {

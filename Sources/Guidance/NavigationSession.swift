@@ -762,11 +762,11 @@ public struct NavigationSession: Sendable {
       abs(geometry.stepEnd[currentStep - 1] - distanceAlong))
     // … for a vehicle at speed: one creeping, well below the slowest speed its mode's
     // announcements assume (turning round, in a car park), covers few metres in the time the
-    // usual distance takes, and strays farther as it manoeuvres.
-    let creeping =
-      speed < configuration.limits(for: route.steps[currentStep].transportType).minimumSpeed / 2
+    // usual distance takes, and strays farther as it manoeuvres. (Asked only near a maneuver.)
     let limit =
-      nearest < configuration.maneuverZone && !creeping
+      nearest < configuration.maneuverZone
+        && !(speed
+          < configuration.limits(for: route.steps[currentStep].transportType).minimumSpeed / 2)
       ? max(
         configuration.offRouteNearManeuverDistance, configuration.offRouteAccuracyFactor * accuracy)
       : threshold
@@ -1023,6 +1023,9 @@ public struct NavigationSession: Sendable {
     if case .carrying(let r) = reckoning { distanceAlong = max(distanceAlong, r.floor) }
     let remaining = max(0, geometry.length - distanceAlong)
     let fraction = geometry.length > 0 ? remaining / geometry.length : 0
+    let matched = geometry.coordinate(at: distanceAlong, hint: segmentHint)
+    let speedLimit = phase == .onRoute ? roadWatch.limit(at: distanceAlong) : nil
+    let ahead = aheadList()
     return Progress(
       step: currentStep,
       distanceToManeuver: max(0, geometry.stepEnd[currentStep] - distanceAlong),
@@ -1031,12 +1034,11 @@ public struct NavigationSession: Sendable {
       distanceAlong: distanceAlong,
       onRoute: phase == .onRoute,
       raw: point,
-      matched: geometry.coordinate(at: distanceAlong, hint: segmentHint),
+      matched: matched,
       distanceFromRoute: distanceFromRoute,
       speed: fix.speed ?? speed,
       course: fix.course,
       discardedFixes: discardedFixes,
-      speedLimit: phase == .onRoute ? roadWatch.limit(at: distanceAlong) : nil,
-      ahead: aheadList())
+      speedLimit: speedLimit, ahead: ahead)
   }
 }
