@@ -1,12 +1,10 @@
 /// Where a vehicle without fixes is estimated to be: carried along the route from its last
 /// matched position at the speed it had, one estimate per second of the fix clock.
 ///
-/// A vehicle at a steady speed keeps it: an estimate running ahead of it would make prompts
-/// early and the fixes that come back land behind it. After a maneuver (one it passed in the
-/// last seconds of fixes, or one the estimate passes), or when its speed was changing, it is
-/// taken to speed up again, gently, to the highest speed it had just before: it slowed for the
-/// maneuver, or for traffic, and nothing says how long; an estimate ahead of the vehicle makes
-/// its prompts early, one behind it late.
+/// A vehicle at a steady speed keeps it. After a maneuver (passed in the last seconds of fixes,
+/// or by the estimate), or at a changing speed, it speeds up gently to its highest speed just
+/// before (it slowed for the maneuver or for traffic): an estimate ahead of the vehicle makes
+/// prompts early and the returning fixes land behind it; one behind it makes prompts late.
 ///
 /// The estimates fall on a grid of whole `step`s after the last matched fix, never on the times
 /// the edge happens to look (an epoch without a fix, a live engine's tick, a replay's silence),
@@ -15,8 +13,7 @@ struct DeadReckoning: Sendable, Equatable {
   /// The last matched fix: its time and metres along the route.
   let anchorTime: Double
   let anchorAlong: Double
-  /// Metres per second at the anchor, the speed it tends to after a maneuver, and how fast
-  /// (m/s²).
+  /// m/s at the anchor, the speed it tends to after a maneuver, and how fast (m/s²).
   let speed: Double
   let cruise: Double
   let acceleration: Double
@@ -106,35 +103,40 @@ enum Reckoning: Sendable, Equatable {
   case settling(floor: Double, until: Double)
 }
 
-/// The highest speed of the last few seconds of fixes (a sliding maximum: the speeds kept
-/// only decrease, so the list stays short), and the lowest and highest of the last few (a
-/// sliding minimum and maximum over a shorter span): whether the speed was steady.
+/// The highest and lowest speed of each of the last ``seconds`` seconds of fixes, in a ring
+/// written in place, read only when an outage begins or ends (the peak; whether steady).
 struct SpeedPeak: Sendable, Equatable {
-  private var kept: [Sample] = []
-  private var low: [Sample] = []
+  static let seconds = 64
+  private var ring = [Second](repeating: Second(at: .min, high: 0, low: 0), count: seconds)
+  private var last: Int?  // the second of the newest speed noted
+  private struct Second: Sendable, Equatable { var at: Int, high: Double, low: Double }
 
-  private struct Sample: Sendable, Equatable {
-    var time: Double
-    var speed: Double
+  mutating func note(_ v: Double, time t: Double) {
+    let now = Int((t.isFinite ? min(max(t, -1e15), 1e15) : 0).rounded(.down))
+    let k = ((now % Self.seconds) + Self.seconds) % Self.seconds
+    let same = ring[k].at == now
+    ring[k] = Second(
+      at: now, high: same ? max(ring[k].high, v) : v, low: same ? min(ring[k].low, v) : v)
+    last = max(last ?? now, now)
   }
 
-  /// The highest speed noted within the span, 0 before any.
-  var speed: Double { kept.first?.speed ?? 0 }
-
-  mutating func note(_ v: Double, time t: Double, span: Double, recent: Double) {
-    while let last = kept.last, last.speed <= v || last.time > t { kept.removeLast() }
-    kept.append(Sample(time: t, speed: v))
-    while let first = kept.first, first.time < t - span { kept.removeFirst() }
-    while let last = low.last, last.speed >= v || last.time > t { low.removeLast() }
-    low.append(Sample(time: t, speed: v))
-    while let first = low.first, first.time < t - recent { low.removeFirst() }
+  /// The highest and lowest speed noted within `span` seconds of the newest (0 and ∞ before any).
+  func range(span: Double) -> (high: Double, low: Double) {
+    guard let last else { return (0, .infinity) }
+    var r = (high: -Double.infinity, low: Double.infinity)
+    for at in max(last - Int(span.rounded(.up)), last - Self.seconds + 1)...last {
+      let s = ring[((at % Self.seconds) + Self.seconds) % Self.seconds]
+      if s.at == at { r = (max(r.high, s.high), min(r.low, s.low)) }
+    }
+    return r
   }
 
-  /// Whether every speed noted within `recent` seconds of the last was within `fraction` of
-  /// `v`.
+  /// The highest speed noted within `span` seconds of the newest, 0 before any.
+  func speed(span: Double) -> Double { max(0, range(span: span).high) }
+
+  /// Whether every speed noted within `recent` seconds of the newest was within `fraction` of `v`.
   func steady(at v: Double, fraction: Double, recent: Double) -> Bool {
-    guard let t = kept.last?.time, let lowest = low.first?.speed else { return false }
-    let highest = kept.first { $0.time >= t - recent }?.speed ?? v
-    return highest <= v * (1 + fraction) && lowest >= v * (1 - fraction)
+    let r = range(span: recent)
+    return last != nil && r.high <= v * (1 + fraction) && r.low >= v * (1 - fraction)
   }
 }

@@ -354,12 +354,11 @@ public struct NavigationSession: Sendable {
     lastAccuracy = accuracy
     // After a gap the vehicle went on at about the speed it had before (its peak, as dead
     // reckoning takes it), whatever the speed of the fix that ends the gap.
-    let peak = speedPeak.speed
+    let gap = dt > configuration.gpsLostAfter
+    let peak = gap ? speedPeak.speed(span: configuration.reckonPeakSeconds) : 0
     updateSpeed(fix, point: point, dt: dt)
-    speedPeak.note(
-      speed, time: fix.time, span: configuration.reckonPeakSeconds,
-      recent: configuration.reckonSteadySeconds)
-    let carried = dt > configuration.gpsLostAfter ? max(speed, peak) : speed
+    speedPeak.note(speed, time: fix.time)
+    let carried = gap ? max(speed, peak) : speed
     let threshold = max(
       configuration.offRouteMinimumDistance, configuration.offRouteAccuracyFactor * accuracy)
     let trustedCourse =
@@ -508,7 +507,8 @@ public struct NavigationSession: Sendable {
       stepTime.map { since - $0 > c.reckonPeakSeconds } ?? true
       && speedPeak.steady(at: v, fraction: c.reckonSteadyFraction, recent: c.reckonSteadySeconds)
     return DeadReckoning(
-      anchorTime: since, anchorAlong: distanceAlong, speed: v, cruise: speedPeak.speed,
+      anchorTime: since, anchorAlong: distanceAlong, speed: v,
+      cruise: speedPeak.speed(span: c.reckonPeakSeconds),
       acceleration: c.reckonAcceleration, step: c.reckonStep, start: start, after: after,
       passed: passed, steady: steady)
   }
