@@ -39,14 +39,18 @@ bench: deps
 
 # Fleets at scale (docs/fleet.md): FLEET_SIZES simulated vehicles into a three-node RabbitMQ
 # cluster and into one mosquitto, side by side, then the FLEET_KILL_SIZE-vehicle run with a node
-# killed (SIGKILL) and restarted; writes the section at the end of docs/benchmarks.md. Not CI:
-# about 25 minutes on two cores.
+# killed (SIGKILL) and restarted, each run with FLEET_DAEMONS real stepwised beside the
+# simulated vehicles; writes the section at the end of docs/benchmarks.md. Not CI: about 25
+# minutes on two cores.
 FLEET_SIZES ?= 1000,3000,10000
 FLEET_SECONDS ?= 60
 FLEET_KILL_SIZE ?= 1000
+FLEET_DAEMONS ?= 20
 bench-fleet: deps
+	swift build -c release --product stepwised
 	python3 Scripts/fleet-bench.py --sizes $(FLEET_SIZES) --seconds $(FLEET_SECONDS) \
-	  --kill-size $(FLEET_KILL_SIZE) --write docs/benchmarks.md
+	  --kill-size $(FLEET_KILL_SIZE) --daemons $(FLEET_DAEMONS) \
+	  --stepwised .build/release/stepwised --write docs/benchmarks.md
 
 # The long fuzzing run (FUZZ_RUNS executions per target; record the counts in docs/hardening.md)
 # and the one-minute smoke run that CI calls (12 s for each of the five targets).

@@ -3,7 +3,8 @@
 mosquitto, side by side in one run (`make bench-fleet`; standard library only).
 
   fleet-bench.py [--sizes 1000,3000,10000] [--seconds 60] [--kill-size 1000]
-                 [--kill-seconds 90] [--write docs/benchmarks.md] [--work DIR]
+                 [--kill-seconds 90] [--daemons 20] [--stepwised PATH]
+                 [--write docs/benchmarks.md] [--work DIR]
 
 For each size, one run on each broker of Benchmarks/fleet_load.c (built here with cc and
 libmosquitto): N vehicles publishing what `stepwised --mqtt` publishes (a real daemon's recorded
@@ -15,7 +16,11 @@ clock). The cluster's vehicles are spread over its three nodes (vehicle i starts
 3) and list all three; the dispatcher is on node 3. Broker CPU (user + system, over the
 publishing seconds, from /proc) and resident memory (at the end of them; the cluster's is the
 sum of its three nodes) are read per broker process, and the load average of this shared
-machine is recorded with each run.
+machine is recorded with each run. Beside the simulated vehicles, --daemons real `stepwised
+--mqtt` (20 by default; .build/release/stepwised, else debug, or --stepwised) replay
+Simulations/001 into the same broker during each measured run, each with its own account; a
+durable subscriber of their `events` (an account of its own) must get every event each printed,
+in order, none missing after dedupe (the failure runs included).
 
 Then the failure runs at --kill-size vehicles: on the cluster, node 1 is killed with SIGKILL a
 third into the publishing and started again 15 s later (it rejoins); on mosquitto (which has no
@@ -49,12 +54,15 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "Benchmarks"))
-from fleet import Broker, free_port  # noqa: E402  (Benchmarks/fleet.py: one mosquitto)
+from fleet import ROUTE, TRACK, Broker, free_port  # noqa: E402  (Benchmarks/fleet.py)
 from longrun import cpu_seconds  # noqa: E402
 MARKER = "<!-- fleet benchmarks: written by make bench-fleet -->"
 CLUSTER = os.path.join(ROOT, "Scripts", "rabbitmq-cluster.sh")
 DISPATCHER = ("dispatcher", "pw-dispatcher")
 PREFIX = "fl"
+# The real `stepwised` in every run (--daemons), and the durable subscriber that checks them.
+REAL_PREFIX = "sw"
+REAL_READER = ("realreader", "pw-realreader")
 
 
 def log(*args):
@@ -92,6 +100,136 @@ def vehicle_ids(n):
     return ["%s%05d" % (PREFIX, i) for i in range(n)]
 
 
+def real_ids(n):
+    return ["%s%02d" % (REAL_PREFIX, i) for i in range(n)]
+
+
+STEPWISED = []
+
+
+def stepwised_binary():
+    if STEPWISED:
+        return STEPWISED[0]
+    for build in ("release", "debug"):
+        path = os.path.join(ROOT, ".build", build, "stepwised")
+        if os.access(path, os.X_OK):
+            return path
+    sys.exit("fleet-bench: stepwised is not built (swift build -c release --product stepwised)")
+
+
+class RealDaemons:
+    """Real `stepwised --mqtt` replays in the same run as the simulated fleet, each with its own
+    account, publishing into the same broker, and a durable subscriber (its own account, read
+    only) on their `events` topics: at the end every event a daemon printed must have reached
+    the subscriber, in order, none missing after dedupe by (boot, seq)."""
+
+    def __init__(self, work, broker, n, seconds, mqtt311):
+        self.ids = real_ids(n)
+        self.folder = os.path.join(work, "daemons-%s-%d" % (broker.name[:4], int(time.time())))
+        os.makedirs(self.folder)
+        host, port = broker.brokers().split(",")[-1].split(":")
+        argv = ["mosquitto_sub", "-h", host, "-p", port, "-c", "-i", REAL_READER[0], "-q", "1",
+                "-u", REAL_READER[0], "-P", REAL_READER[1], "-v",
+                "-V", "mqttv311" if mqtt311 else "5"]
+        if not mqtt311:
+            argv += ["-x", "3600"]
+        for v in self.ids:
+            argv += ["-t", "stepwise/%s/events" % v]
+        self.received = open(os.path.join(self.folder, "received.txt"), "wb")
+        self.reader = subprocess.Popen(argv, stdout=self.received, stderr=subprocess.DEVNULL)
+        time.sleep(1)
+        # The drive (about 400 s of fixes) paced to end within the run's publishing seconds.
+        speed = "%.2f" % max(1.0, 420.0 / max(seconds, 1))
+        urls = ",".join("mqtt://" + b for b in broker.brokers().split(","))
+        self.procs = []
+        for v in self.ids:
+            credentials = os.path.join(self.folder, v + ".credentials")
+            with open(credentials, "w") as f:
+                f.write("%s\npw-%s\n" % (v, v))
+            argv = [stepwised_binary(), "--route", ROUTE, "--json", "--state-dir",
+                    os.path.join(self.folder, "state-" + v), "--mqtt", urls, "--vehicle", v,
+                    "--mqtt-credentials", credentials, "--mqtt-keepalive", "5",
+                    "--replay-speed", speed, TRACK]
+            if mqtt311:
+                argv += ["--mqtt-protocol", "3.1.1"]
+            out = open(os.path.join(self.folder, v + ".out"), "wb")
+            err = open(os.path.join(self.folder, v + ".err"), "wb")
+            self.procs.append((v, subprocess.Popen(argv, stdout=out, stderr=err), out, err))
+
+    def finish(self, timeout):
+        """Waits for the daemons (at most `timeout` s), then for their events to arrive (at
+        most 60 s more); returns what the report says of them."""
+        end = time.time() + timeout
+        for _, p, out, err in self.procs:
+            try:
+                p.wait(timeout=max(1, end - time.time()))
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+            out.close()
+            err.close()
+        # What each daemon printed (standard output has no seq or boot) but PROGRESS, which goes
+        # to the progress topic.
+        expected = {}
+        for v, p, _, _ in self.procs:
+            with open(os.path.join(self.folder, v + ".out")) as f:
+                expected[v] = [self.same(json.loads(line)) for line in f if line.startswith("{")
+                               and '"class":"PROGRESS"' not in line]
+        wanted = sum(len(e) for e in expected.values())
+        got = {}
+        end = time.time() + 60
+        while True:
+            got = self.collect()
+            if sum(len(g) for g in got.values()) >= wanted or time.time() > end:
+                break
+            time.sleep(0.5)
+        self.reader.terminate()
+        self.reader.wait()
+        self.received.close()
+        missing = out_of_order = 0
+        for v, lines in expected.items():
+            arrived = got.get(v, [])
+            out_of_order += sum(1 for a, b in zip(arrived, arrived[1:]) if b[0] <= a[0])
+            left = {}
+            for _, line in arrived:
+                left[line] = left.get(line, 0) + 1
+            for line in lines:
+                if left.get(line, 0) > 0:
+                    left[line] -= 1
+                else:
+                    missing += 1
+        return {"daemons": len(self.procs),
+                "daemons_exited_ok": sum(1 for _, p, _, _ in self.procs if p.returncode == 0),
+                "daemon_events": wanted, "daemon_delivered": wanted - missing,
+                "daemon_missing": missing, "daemon_out_of_order": out_of_order}
+
+    @staticmethod
+    def same(o):
+        """An event as a comparable line, without the uplink's seq and boot."""
+        o.pop("seq", None)
+        o.pop("boot", None)
+        return json.dumps(o, sort_keys=True)
+
+    def collect(self):
+        """Each daemon's events as received, deduped by (boot, seq), in arrival order: (seq,
+        the event without seq and boot)."""
+        self.received.flush()
+        got, seen = {}, set()
+        with open(os.path.join(self.folder, "received.txt"), errors="replace") as f:
+            for line in f:
+                topic, _, payload = line.partition(" ")
+                parts = topic.split("/")
+                try:
+                    o = json.loads(payload)
+                except ValueError:
+                    continue
+                if len(parts) != 3 or (parts[1], o.get("boot"), o.get("seq")) in seen:
+                    continue
+                seen.add((parts[1], o.get("boot"), o.get("seq")))
+                got.setdefault(parts[1], []).append((o.get("seq", 0), self.same(o)))
+        return got
+
+
 class Mosquitto(Broker):
     """Benchmarks/fleet.py's broker with accounts: a password file (the vehicles' and the
     dispatcher's) and docs/fleet/mosquitto.acl, each user's name its client id."""
@@ -101,18 +239,21 @@ class Mosquitto(Broker):
     # serving the fleet, not rewriting a database of thousands of sessions.
     autosave_interval = 30
 
-    def __init__(self, folder, vehicles):
+    def __init__(self, folder, vehicles, daemons=0):
         os.makedirs(folder)
         os.chmod(folder, 0o1777)  # started as root, mosquitto runs as user mosquitto
         self.passwd = os.path.join(folder, "passwd")
         with open(self.passwd, "w") as f:
-            for v in vehicle_ids(vehicles):
+            for v in vehicle_ids(vehicles) + real_ids(daemons):
                 f.write("%s:pw-%s\n" % (v, v))
             f.write("%s:%s\n" % DISPATCHER)
+            f.write("%s:%s\n" % REAL_READER)
         subprocess.run(["mosquitto_passwd", "-U", self.passwd], check=True)
         os.chmod(self.passwd, 0o644)
         self.acl = os.path.join(folder, "stepwise.acl")
         shutil.copyfile(os.path.join(ROOT, "docs/fleet/mosquitto.acl"), self.acl)
+        with open(self.acl, "a") as f:
+            f.write("\nuser %s\ntopic read stepwise/+/events\n" % REAL_READER[0])
         os.chmod(self.acl, 0o644)
         Broker.__init__(self, folder)
 
@@ -173,6 +314,19 @@ class Cluster:
         self.start_s = time.time() - started
         self.accounts = 0
         self.add_account(*DISPATCHER, "dispatcher")
+        self.add_account(*REAL_READER, "dispatcher")
+        self.daemon_accounts = False
+
+    def add_daemons(self, n):
+        """Accounts sw00 … for the real daemons, as vehicles."""
+        if self.daemon_accounts or n == 0:
+            return
+        path = os.path.join(self.folder, "daemons.json")
+        write_definitions(path, real_ids(n))
+        r = self.script("definitions", path, timeout=300)
+        if r.returncode != 0:
+            sys.exit("fleet-bench: cannot import the daemons' accounts: " + r.stderr)
+        self.daemon_accounts = True
 
     def script(self, *args, timeout=300):
         env = dict(os.environ, RABBITMQ_CLUSTER_PORT=os.environ.get("RABBITMQ_CLUSTER_PORT",
@@ -269,7 +423,7 @@ PER_PROCESS = int(os.environ.get("FLEET_PER_PROCESS", "5000"))
 CONNECT_TIMEOUT = 120
 
 
-def run_fleet(generator, broker, n, seconds, fail_at=None, mqtt311=False):
+def run_fleet(generator, broker, n, seconds, fail_at=None, mqtt311=False, daemons=0, work=None):
     """One run of the generator against `broker`; returns its key=value report plus the
     broker's CPU and memory over the publishing seconds. Beyond PER_PROCESS vehicles the
     others run in more processes without a dispatcher (started first, publishing through the
@@ -313,6 +467,7 @@ def run_fleet(generator, broker, n, seconds, fail_at=None, mqtt311=False):
         report["load_during"] = load_average()
         return report
     report["connect_s"] = first.split("=")[1]
+    real = RealDaemons(work, broker, daemons, seconds, mqtt311) if daemons else None
     pids = broker.pids()
     cpu0 = sum(cpu_seconds(p) for p in pids)
     generators = [proc.pid] + [h.pid for h in helpers]
@@ -342,6 +497,8 @@ def run_fleet(generator, broker, n, seconds, fail_at=None, mqtt311=False):
         k, _, v = line.strip().partition("=")
         report[k] = v
     proc.wait()
+    if real:
+        report.update(real.finish(timeout=max(60, seconds)))
     for h in helpers:
         h.terminate()
         h.wait()
@@ -412,6 +569,16 @@ def tables(results, failures, seconds, kill_size, cluster_start_s, started, ende
                "%d + %d" % tuple(r["backlog"]) if r.get("backlog") else "–",
                r.get("load_during", "–")))
     lines.append("")
+    runs = [(n, name, r, "") for n, name, r in results]
+    runs += [(kill_size, name, r, " (the failure run)") for name, _, r in failures]
+    for n, name, r, which in runs:
+        if "daemons" in r:
+            lines.append(
+                "- %s vehicles, %s%s: %d real `stepwised` in the same run (exit 0: %d), their "
+                "events %d of %d at a durable subscriber, %d missing, %d out of order."
+                % ("{:,}".format(n), name, which, r["daemons"], r["daemons_exited_ok"],
+                   r["daemon_delivered"], r["daemon_events"], r["daemon_missing"],
+                   r["daemon_out_of_order"]))
     for n, name, r in results:
         if r.get("error"):
             lines.append("- %s vehicles, %s: no measurement, %s (load average %s)."
@@ -486,6 +653,10 @@ def main():
     ap.add_argument("--queue-type", default="quorum", choices=("quorum", "classic"),
                     help="the queue type of the cluster's durable MQTT subscriptions "
                          "(mqtt.durable_queue_type; quorum queues are replicated)")
+    ap.add_argument("--daemons", type=int, default=20,
+                    help="real stepwised replays in each measured run, beside the simulated "
+                         "vehicles (built: .build/release or .build/debug)")
+    ap.add_argument("--stepwised", help="the stepwised the --daemons run")
     ap.add_argument("--write")
     ap.add_argument("--work")
     ap.add_argument("--definitions", nargs=2, metavar=("N", "FILE"),
@@ -495,6 +666,10 @@ def main():
     if args.definitions:
         write_definitions(args.definitions[1], vehicle_ids(int(args.definitions[0])))
         return
+    if args.stepwised:
+        STEPWISED.append(args.stepwised)
+    if args.daemons:
+        stepwised_binary()
     sizes = [int(s) for s in args.sizes.split(",") if s]
     which = args.brokers.split(",")
     biggest = max(sizes + [args.kill_size])
@@ -515,6 +690,7 @@ def main():
             cluster = Cluster(os.path.join(work, "cluster"), args.prefetch, args.queue_type)
             log("cluster started in %.0f s" % cluster.start_s)
             cluster.add_vehicles(biggest)
+            cluster.add_daemons(args.daemons)
         # A short run first on each broker, not reported: the dispatcher's session (on the
         # cluster a quorum queue) is made then, not in the first measured seconds (a 10 s run
         # of 300 vehicles on a fresh cluster had p50 3 s; the same fleet later, 4 ms).
@@ -522,13 +698,15 @@ def main():
             run_fleet(generator, cluster, min(sizes), 15, mqtt311=True)
         for n in sizes:
             if cluster:
-                results.append((n, cluster.name, run_fleet(generator, cluster, n, args.seconds,
-                                                           mqtt311=True)))
+                results.append((n, cluster.name, run_fleet(
+                    generator, cluster, n, args.seconds, mqtt311=True, daemons=args.daemons,
+                    work=work)))
                 log(results[-1][2])
             if "mosquitto" in which:
-                m = Mosquitto(os.path.join(work, "mosquitto-%d" % n), n)
+                m = Mosquitto(os.path.join(work, "mosquitto-%d" % n), n, args.daemons)
                 try:
-                    results.append((n, m.name, run_fleet(generator, m, n, args.seconds)))
+                    results.append((n, m.name, run_fleet(generator, m, n, args.seconds,
+                                                         daemons=args.daemons, work=work)))
                 finally:
                     m.stop()
                 log(results[-1][2])
@@ -536,15 +714,16 @@ def main():
             third = args.kill_seconds / 3.0
             if cluster:
                 r = run_fleet(generator, cluster, args.kill_size, args.kill_seconds,
-                              fail_at=third, mqtt311=True)
+                              fail_at=third, mqtt311=True, daemons=args.daemons, work=work)
                 r["seconds_planned"] = args.kill_seconds
                 r["restart_s"] = getattr(cluster, "restart_s", None)
                 failures.append((cluster.name, args.kill_size, r))
                 log(r)
             if "mosquitto" in which:
-                m = Mosquitto(os.path.join(work, "mosquitto-fail"), args.kill_size)
+                m = Mosquitto(os.path.join(work, "mosquitto-fail"), args.kill_size, args.daemons)
                 try:
-                    r = run_fleet(generator, m, args.kill_size, args.kill_seconds, fail_at=third)
+                    r = run_fleet(generator, m, args.kill_size, args.kill_seconds, fail_at=third,
+                                  daemons=args.daemons, work=work)
                 finally:
                     m.stop()
                 r["seconds_planned"] = args.kill_seconds
@@ -564,6 +743,8 @@ def main():
     else:
         print(text)
     bad = [r for _, _, r in failures if r.get("result") != "ok"]
+    bad += [r for _, _, r in results + failures
+            if r.get("daemon_missing") or r.get("daemon_out_of_order")]
     bad += [r for name, _, r in failures
             if "RabbitMQ" in name and float(r.get("failover_max_s", "99")) >= 10]
     sys.exit(1 if bad else 0)
