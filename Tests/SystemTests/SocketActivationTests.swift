@@ -46,7 +46,7 @@ struct SocketActivationTests {
     let p = try Self.activate(["-l", sock], scratch: scratch, tag: "unnamed")
     defer { p.killGroup() }
     #expect(waitUntil(timeout: 10) { FileManager.default.fileExists(atPath: sock) })
-    let c = try SocketTestClient(path: sock)
+    let c = try SocketTestClient.connecting(to: sock)
     let version = c.next(timeout: 10)
     #expect(version?["class"]?.stringValue == "VERSION", "\(p.stderr)")
     p.signal(SIGTERM)
@@ -73,7 +73,7 @@ struct SocketActivationTests {
     let p = try Self.activate(["--accept", "-l", sock], scratch: scratch, tag: "accept")
     defer { p.killGroup() }
     #expect(waitUntil(timeout: 10) { FileManager.default.fileExists(atPath: sock) })
-    let c = try SocketTestClient(path: sock)
+    let c = try SocketTestClient.connecting(to: sock)
     #expect(
       waitUntil(timeout: 20) { p.stderr.contains("not a listening Unix stream socket") },
       "\(p.stderr)")
@@ -90,7 +90,7 @@ struct SocketActivationTests {
     let p = try Self.activate(["-l", a, "-l", b], scratch: scratch, tag: "two")
     defer { p.killGroup() }
     #expect(waitUntil(timeout: 10) { FileManager.default.fileExists(atPath: b) })
-    _ = try SocketTestClient(path: a)
+    _ = try SocketTestClient.connecting(to: a)
     #expect(p.wait(timeout: 20) == 2, "\(p.stderr)")
     #expect(p.stderr.contains("none named subscribers"), "\(p.stderr)")
   }

@@ -72,6 +72,22 @@ final class SocketTestClient {
 
   deinit { close(fd) }
 
+  /// Connects once the socket at `path` listens: a socket another process has bound but not yet
+  /// put in listening refuses connections (systemd-socket-activate binds, then listens, so the
+  /// file can exist a moment before it accepts).
+  static func connecting(to path: String, timeout: Double = 10) throws -> SocketTestClient {
+    let deadline = Date().addingTimeInterval(timeout)
+    while true {
+      do {
+        return try SocketTestClient(path: path)
+      } catch let error as SystemError
+        where (error.errno == ECONNREFUSED || error.errno == ENOENT) && Date() < deadline
+      {
+        usleep(20_000)
+      }
+    }
+  }
+
   func send(_ text: String) {
     var bytes = Array(text.utf8)
     if !text.hasSuffix("\n") { bytes.append(0x0A) }
