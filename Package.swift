@@ -41,8 +41,9 @@ let package = Package(
     .target(name: "GPSDProtocol", dependencies: ["Geodesy", "JSON"], swiftSettings: swiftSettings),
     // One route flattened into the points the matcher walks: thinning, shared point storage.
     .target(name: "RouteShape", dependencies: ["Routes", "Geodesy"], swiftSettings: swiftSettings),
+    .target(name: "GuidanceSettings", dependencies: ["Routes"], swiftSettings: swiftSettings),
     .target(
-      name: "Guidance", dependencies: ["Routes", "RouteShape", "Geodesy"],
+      name: "Guidance", dependencies: ["Routes", "RouteShape", "Geodesy", "GuidanceSettings"],
       swiftSettings: swiftSettings),
     .target(
       name: "Phrasebook", dependencies: ["Guidance", "Instructions", "Routes"],
@@ -56,7 +57,8 @@ let package = Package(
     .target(
       name: "Lab",
       dependencies: [
-        "Geodesy", "Guidance", "Instructions", "JSON", "NMEA", "Phrasebook", "Rerouting",
+        "Geodesy", "Guidance", "GuidanceSettings", "Instructions", "JSON", "NMEA", "Phrasebook",
+        "Rerouting",
         "RouteImporters", "RouteShape", "Routes", "Simulation", "Wire",
       ],
       swiftSettings: swiftSettings),
@@ -132,7 +134,10 @@ let package = Package(
     // client: libcurl (system library), a C shim over its variadic calls, and the client thread.
     .target(
       name: "Rerouting",
-      dependencies: ["Geodesy", "Guidance", "Instructions", "JSON", "RouteImporters", "Routes"],
+      dependencies: [
+        "Geodesy", "Guidance", "GuidanceSettings", "Instructions", "JSON", "RouteImporters",
+        "Routes",
+      ],
       swiftSettings: swiftSettings),
     // Declarations only, from the default include path: libcurl is opened when a router is
     // first used, not linked (Sources/CurlShim).
@@ -157,6 +162,7 @@ let package = Package(
       name: "stepwised",
       dependencies: [
         "CommandLineSupport", "Commands", "Daemon", "Events", "FleetClient", "Guidance",
+        "GuidanceSettings",
         "Instructions", "Phrasebook", "POSIX", "Rerouting", "RouteFiles", "Router", "Routes",
         "Subscribers", "Uplink",
       ],
@@ -177,13 +183,15 @@ let package = Package(
     .target(
       name: "TestSupport",
       dependencies: [
-        "Geodesy", "Guidance", "JSON", "Lab", "NMEA", "Phrasebook", "Routes", "Simulation", "Wire",
+        "Geodesy", "Guidance", "GuidanceSettings", "JSON", "Lab", "NMEA", "Phrasebook", "Routes",
+        "Simulation", "Wire",
       ],
       path: "Tests/TestSupport", swiftSettings: swiftSettings),
     .testTarget(
       name: "CoreTests",
       dependencies: [
-        "Geodesy", "GPSDProtocol", "Guidance", "Instructions", "JSON", "NMEA", "Phrasebook",
+        "Geodesy", "GPSDProtocol", "Guidance", "GuidanceSettings", "Instructions", "JSON", "NMEA",
+        "Phrasebook",
         "Rerouting", "RouteFiles", "RouteImporters", "Routes", "RouteShape", "Simulation",
         "TestSupport", "Wire",
       ],
@@ -198,7 +206,8 @@ let package = Package(
       name: "SystemTests",
       dependencies: [
         "Client", "CommandLineSupport", "Commands", "Daemon", "Events", "FleetClient", "Geodesy",
-        "GPSD", "GPSDProtocol", "Guidance", "Instructions", "JSON", "Lab", "NMEA", "Phrasebook",
+        "GPSD", "GPSDProtocol", "Guidance", "GuidanceSettings", "Instructions", "JSON", "Lab",
+        "NMEA", "Phrasebook",
         "POSIX", "Rerouting", "RouteFiles", "RouteImporters", "Router", "Routes", "Simulation",
         "stepwise", "stepwised", "Subscribers", "TestSupport", "Uplink", "Wire",
       ],

@@ -1,4 +1,5 @@
 import Geodesy
+import GuidanceSettings
 import Routes
 
 /// What lies ahead on the route (issue 34): the road objects announced as the vehicle nears

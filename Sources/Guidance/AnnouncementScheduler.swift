@@ -1,3 +1,4 @@
+import GuidanceSettings
 import Routes
 
 /// A maneuver announcement that fell due: what to say, for which step, and how far ahead.

@@ -1,4 +1,5 @@
 import Geodesy
+import GuidanceSettings
 import RouteShape
 
 /// What tells a vehicle leaving its route from one that only seems to: recent distances from

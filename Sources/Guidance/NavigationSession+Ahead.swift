@@ -1,3 +1,4 @@
+import GuidanceSettings
 import Routes
 
 extension NavigationSession {

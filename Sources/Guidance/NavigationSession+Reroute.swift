@@ -1,4 +1,5 @@
 public import Geodesy
+import GuidanceSettings
 import RouteShape
 public import Routes
 

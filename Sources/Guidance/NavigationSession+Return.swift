@@ -1,4 +1,5 @@
 import Geodesy
+import GuidanceSettings
 
 extension NavigationSession {
   /// Time of the first fix off the route since the vehicle last left it, `nil` on the route.

@@ -1,4 +1,5 @@
 public import Geodesy
+public import GuidanceSettings
 import RouteShape
 public import Routes
 

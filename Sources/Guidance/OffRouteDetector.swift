@@ -1,3 +1,4 @@
+import GuidanceSettings
 /// The evidence for leaving the route and for coming back to it, fix by fix.
 ///
 /// A departure needs `offRouteFixes` consecutive fixes beyond the off-route distance lasting

@@ -1,4 +1,5 @@
 public import Geodesy
+import GuidanceSettings
 
 /// When a replay says that nothing arrived: the one rule of every replay (the daemon's paced and
 /// `--fast` replays, the scenario lab), so a track gives the same events at any pace.

@@ -1,4 +1,5 @@
 import Geodesy
+public import GuidanceSettings
 
 /// Where the route lies, seen from a vehicle off it.
 public enum ReturnDirection: Sendable, Hashable {
@@ -38,41 +39,6 @@ public enum CompassPoint: String, Sendable, Hashable, CaseIterable {
     let index = Int(((b + 22.5) / 45).rounded(.down)) % 8
     self = Self.allCases[index]
   }
-}
-
-/// The tuning of the `return` announcements that guide a vehicle off its route back to it.
-public struct ReturnConfiguration: Sendable, Equatable {
-  /// A route point within this many degrees of the course is "ahead", beyond `behindDegrees`
-  /// "behind"; between them it is to the side.
-  ///
-  /// Quadrants are what a driver reads at a glance.
-  public static let aheadDegrees = 45.0
-  public static let behindDegrees = 135.0
-
-  /// Metres of the route ahead of where the vehicle left it searched for the nearest point: a
-  /// bounded window (the cost per fix does not grow with the route), far enough for any
-  /// detour a driver would still want to be led back from.
-  public var searchAhead = 5_000.0
-  /// Seconds between the first `return` announcement and its first repetition; each later
-  /// repetition waits twice as long as the one before, up to `longestSpacing` seconds, and
-  /// no more than `announcementLimit` announcements are made for one departure from the route: a driver
-  /// who goes elsewhere on purpose is not nagged.
-  public var firstSpacing = 15.0
-  public var longestSpacing = 120.0
-  public var announcementLimit = 6
-  /// "Turn around when possible" comes once the route has been behind the vehicle for
-  /// `awayFixes` fixes in a row and the distance to it grew by `awayGrowth` metres over them
-  /// (more than a noisy fix moves it): the driver is moving away from it.
-  public var awayFixes = 3
-  public var awayGrowth = 10.0
-  /// An announcement that falls due within this many seconds of the previous `return` announcement waits
-  /// for a later fix: two directions in a row would only overlap.
-  public var minimumGap = 6.0
-  /// Nothing is said while the route is closer than this many metres: the vehicle is about
-  /// to rejoin it, a fix or two away, and a direction would come after the fact.
-  public var quietWithin = 20.0
-
-  public init() {}
 }
 
 /// When and what to say to bring a vehicle that left its route back to it: where the route is

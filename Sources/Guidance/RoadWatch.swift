@@ -1,3 +1,4 @@
+import GuidanceSettings
 import Routes
 
 /// The route's speed limit where the vehicle is, followed along the route as it moves.

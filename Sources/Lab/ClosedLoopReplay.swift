@@ -1,5 +1,6 @@
 public import Geodesy
 public import Guidance
+import GuidanceSettings
 import Instructions
 import NMEA
 import Phrasebook

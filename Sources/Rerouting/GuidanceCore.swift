@@ -1,5 +1,6 @@
 public import Geodesy
 public import Guidance
+import GuidanceSettings
 public import Routes
 
 /// What the guidance core is told: a fix, silence, the router's answer, or a command about

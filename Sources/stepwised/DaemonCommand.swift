@@ -4,6 +4,7 @@ import Daemon
 import Events
 import Glibc
 import Guidance
+import GuidanceSettings
 import Instructions
 import POSIX
 import Phrasebook

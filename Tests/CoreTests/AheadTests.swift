@@ -6,6 +6,7 @@ import TestSupport
 import Testing
 
 @testable import Guidance
+@testable import GuidanceSettings
 
 /// What lies ahead (issue 34): road objects announced once each, timed like an approach prompt,
 /// never late, never for an object passed, never over or after a maneuver's final prompt, never

@@ -1,4 +1,5 @@
 import Geodesy
+import GuidanceSettings
 import Phrasebook
 import Routes
 import TestSupport

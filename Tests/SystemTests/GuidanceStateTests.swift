@@ -2,6 +2,7 @@ import Daemon
 import Foundation
 import Geodesy
 import Guidance
+import GuidanceSettings
 import Phrasebook
 import TestSupport
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import Geodesy
 import Guidance
+import GuidanceSettings
 import Lab
 import Phrasebook
 import Routes
