@@ -2,14 +2,28 @@ import GuidanceSettings
 import Routes
 
 /// A maneuver announcement that fell due: what to say, for which step, and how far ahead.
-struct DueAnnouncement {
-  var message: AnnouncementMessage
-  var kind: AnnouncementKind
-  var step: Int
+///
+/// A class: the scheduler is asked on every fix and almost always answers `nil`, which as a
+/// reference is one word, where the 136 bytes of an optional structure were written and copied
+/// out on each answer. One is made only when an announcement falls due.
+final class DueAnnouncement {
+  let message: AnnouncementMessage
+  let kind: AnnouncementKind
+  let step: Int
   /// The announcement's id within the route (`s3.now`).
-  var id: String
+  let id: String
   /// Metres to the maneuver.
-  var distance: Double
+  let distance: Double
+
+  init(
+    message: AnnouncementMessage, kind: AnnouncementKind, step: Int, id: String, distance: Double
+  ) {
+    self.message = message
+    self.kind = kind
+    self.step = step
+    self.id = id
+    self.distance = distance
+  }
 }
 
 /// The maneuver announcement schedule, computed on the device from live speed, and what of it was

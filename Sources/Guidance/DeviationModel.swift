@@ -12,9 +12,9 @@ struct DeviationModel: Sendable {
   let configuration: GuidanceConfiguration
   let geometry: RouteGeometry
   /// Recent distances from the route, to tell a vehicle moving away from a steady bias.
-  private var laterals = SampleRing<(time: Double, lateral: Double)>()
+  private var laterals = SampleRing<Double>()
   /// Recent trusted courses, to tell a steady course from one turning or spinning.
-  private var courses = SampleRing<(time: Double, course: Double)>()
+  private var courses = SampleRing<Double>()
   /// Finds the vehicle farther along after it cut across a part of the route.
   var shortcut = RouteShortcut()
 
@@ -29,18 +29,19 @@ struct DeviationModel: Sendable {
       courses.removeAll()
       return
     }
-    courses.keep(span: configuration.steadyCourseSeconds, upTo: time) { $0.time }
-    courses.append((time, course))
+    courses.advance(to: time, span: configuration.steadyCourseSeconds)
+    courses.append(time, course)
   }
 
   /// The course last noted when the recent courses agree with it (see `steadyCourseSpread`),
   /// else `nil`: worked out only when asked.
   var steadyCourse: Double? {
+    let courses = courses.window
     guard let (time, course) = courses.last, let first = courses.first,
       time - first.time >= configuration.steadyCourseSeconds / 2
     else { return nil }
     let spread = configuration.steadyCourseSpread
-    return courses.allSatisfy { bearingDifference($0.course, course) <= spread } ? course : nil
+    return courses.allSatisfy { bearingDifference($0.value, course) <= spread } ? course : nil
   }
 
   /// How `course` relates to the route around `s` metres: whether it is within
@@ -97,14 +98,13 @@ struct DeviationModel: Sendable {
     {
       return true
     }
-    let before = laterals.last { $0.time <= time - configuration.deviationGrowthSeconds }
-    if let b = before, lateral - b.lateral >= configuration.deviationGrowth { return false }
+    let before = laterals.window.last { $0.time <= time - configuration.deviationGrowthSeconds }
+    if let b = before, lateral - b.value >= configuration.deviationGrowth { return false }
     return true
   }
 
   mutating func noteLateral(_ lateral: Double, time: Double) {
-    let keep = configuration.deviationGrowthSeconds * 2
-    laterals.keep(span: keep, upTo: time) { $0.time }
-    if lateral.isFinite { laterals.append((time, lateral)) }
+    laterals.advance(to: time, span: configuration.deviationGrowthSeconds * 2)
+    if lateral.isFinite { laterals.append(time, lateral) }
   }
 }

@@ -21,36 +21,37 @@ import Routes
 /// waypoint (a place to be visited) nor farther than `shortcutReach`, so an out-and-back route
 /// turned round early is still a wrong way.
 struct RouteShortcut: Sendable {
-  private var recent = SampleRing<(time: Double, point: Coordinate)>()
+  private var recent = SampleRing<Coordinate>()
   private var evidence = Streak()
 
   /// Records a fix; the fixes of the last `span` seconds are kept (`movementSeconds`).
   mutating func note(_ point: Coordinate, time: Double, span: Double) {
-    recent.keep(span: span, upTo: time) { $0.time }
-    recent.append((time, point))
+    recent.advance(to: time, span: span)
+    recent.append(time, point)
   }
 
   /// The course the fixes moved along up to the last one noted, when it can be told: worked
   /// out only when asked (most fixes bring a course of their own).
   func movedCourse(configuration c: GuidanceConfiguration) -> Double? {
-    guard let point = recent.last?.point else { return nil }
+    let recent = recent.window
+    guard let point = recent.last?.value else { return nil }
     let before = recent.dropLast()
     // Over a straight stretch only: the halves of the movement agree on the direction (a
     // chord across a corner or a tight turn is no course).
     guard
       let from = before.lastIndex(where: {
-        $0.point.distance(to: point, exceeds: c.movementDistance)
+        $0.value.distance(to: point, exceeds: c.movementDistance)
       }),
       let middle = before[from...].lastIndex(where: {
-        $0.point.distance(to: point, exceeds: c.movementDistance / 2)
+        $0.value.distance(to: point, exceeds: c.movementDistance / 2)
       })
     else { return nil }
-    let first = before[from].point.bearing(to: before[middle].point)
-    let second = before[middle].point.bearing(to: point)
+    let first = before[from].value.bearing(to: before[middle].value)
+    let second = before[middle].value.bearing(to: point)
     guard middle > from, bearingDifference(first, second) <= c.movementStraightness else {
       return nil
     }
-    return before[from].point.bearing(to: point)
+    return before[from].value.bearing(to: point)
   }
 
   /// `found`, this fix's `candidate`, once it was found for `needed` fixes in a row.

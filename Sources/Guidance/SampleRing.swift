@@ -1,85 +1,97 @@
-/// The samples of a sliding window, oldest first: appended at the back, dropped from either end.
+/// The timed samples of the last `span` seconds, oldest first, in a ring trimmed only when read.
 ///
-/// A ring over one array: dropping a sample moves an index, and appending reuses a dropped
-/// sample's slot, so a window that keeps about the same number of samples allocates nothing per
-/// sample (an array trimmed with `removeFirst` or `removeAll(where:)` moves every sample kept).
-/// The array grows only when the window holds more samples than ever before.
-struct SampleRing<Element>: RandomAccessCollection {
-  /// The slots; those outside the window hold stale samples, overwritten before they are read.
-  private var slots: [Element] = []
-  /// The slot of the oldest sample.
+/// Noting a sample writes one slot: nothing is dropped from the front then, because the window
+/// is read far less often than it is written (when a fix is in doubt, at a departure, after a
+/// loss). A slot is reused once its sample is older than the span; the array doubles only when
+/// every slot still holds a sample within it, so it ends as large as the most samples a span has
+/// held, and then allocates nothing. ``window`` is what a sliding list trimmed on every sample
+/// would hold: the samples within `span` seconds of the newest time the ring was advanced to.
+struct SampleRing<Value> {
+  typealias Sample = (time: Double, value: Value)
+  /// The slots, a power of two of them or none; those outside the kept run hold stale samples.
+  private var slots: [Sample] = []
+  /// The slot of the oldest sample kept.
   private var head = 0
-  private(set) var count = 0
+  /// Samples kept, from `head` on; the oldest may be older than the span (trimmed when read).
+  private var kept = 0
+  /// The newest time the ring was advanced to, and the span of the window that ends there.
+  private var now = -Double.infinity
+  private var span = 0.0
 
   init() {}
 
-  var startIndex: Int { 0 }
-  var endIndex: Int { count }
-
   @inline(__always)
-  subscript(position: Int) -> Element {
-    precondition(position >= 0 && position < count, "SampleRing index out of range")
-    return slots[slot(position)]
+  private func slot(_ position: Int) -> Int { (head &+ position) & (slots.count &- 1) }
+
+  /// Ends the window at `now`, `span` seconds long; a sample later than `now` (the clock went
+  /// back) is dropped.
+  @inline(__always)
+  mutating func advance(to now: Double, span: Double) {
+    if now < self.now { dropOutOfWindow() }
+    while kept > 0, slots[slot(kept &- 1)].time > now { kept &-= 1 }
+    self.now = now
+    self.span = span
   }
 
-  /// The slot of the sample at `position` (0 ..< count).
+  /// Adds a sample at the newest end (its time is the one advanced to).
   @inline(__always)
-  private func slot(_ position: Int) -> Int {
-    let i = head + position
-    return i < slots.count ? i : i - slots.count
-  }
-
-  @inline(__always)
-  mutating func append(_ element: Element) {
-    if count < slots.count {
-      slots[slot(count)] = element
-      count += 1
-    } else {
-      grow(with: element)
+  mutating func append(_ time: Double, _ value: Value) {
+    if kept == slots.count {
+      if kept > 0, now - slots[head].time > span {
+        head = slot(1)
+        kept &-= 1
+      } else {
+        grow(filler: (time, value))
+      }
     }
+    slots[slot(kept)] = (time, value)
+    kept &+= 1
   }
 
-  /// Full: puts the samples in order from the first slot, and adds one.
+  /// Before the clock goes back: drops what is out of the window now, which a later window
+  /// that ends earlier would otherwise take back.
   @inline(never)
-  private mutating func grow(with element: Element) {
-    if head != 0 {
-      slots = Array(self)
-      head = 0
-    }
-    slots.append(element)
-    count += 1
-  }
-
-  /// Drops samples from the front while `predicate` holds for the oldest.
-  @inline(__always)
-  mutating func removeFirst(while predicate: (Element) throws -> Bool) rethrows {
-    while count > 0, try predicate(slots[head]) {
-      head = head + 1 < slots.count ? head + 1 : 0
-      count -= 1
+  private mutating func dropOutOfWindow() {
+    while kept > 0, now - slots[head].time > span {
+      head = slot(1)
+      kept -= 1
     }
   }
 
-  /// Drops samples from the back while `predicate` holds for the newest.
-  @inline(__always)
-  mutating func removeLast(while predicate: (Element) throws -> Bool) rethrows {
-    while count > 0, try predicate(slots[slot(count - 1)]) { count -= 1 }
-  }
-
-  /// Keeps the samples of the last `span` seconds up to `now` (`time` gives a sample's time).
-  ///
-  /// For samples appended in time order this is
-  /// `removeAll { now - time($0) > span || time($0) > now }`: what that drops lies at the ends.
-  @inline(__always)
-  mutating func keep(span: Double, upTo now: Double, time: (Element) -> Double) {
-    removeLast { time($0) > now }
-    removeFirst { now - time($0) > span }
+  /// Every slot holds a sample within the span: doubles the slots (`filler` in those not yet
+  /// written), the samples in order from the first.
+  @inline(never)
+  private mutating func grow(filler: Sample) {
+    var grown = [Sample](repeating: filler, count: Swift.max(8, slots.count * 2))
+    for i in 0..<kept { grown[i] = slots[slot(i)] }
+    slots = grown
+    head = 0
   }
 
   /// Drops every sample, keeping the slots.
-  mutating func removeAll() {
-    head = 0
-    count = 0
+  mutating func removeAll() { kept = 0 }
+
+  /// The samples within the span of the newest time advanced to, oldest first.
+  var window: Window {
+    var skip = 0
+    while skip < kept, now - slots[slot(skip)].time > span { skip += 1 }
+    return Window(ring: self, first: skip)
+  }
+
+  /// The samples of ``window``: a view of the ring, allocating nothing.
+  struct Window: RandomAccessCollection {
+    fileprivate let ring: SampleRing
+    fileprivate let first: Int
+
+    var startIndex: Int { 0 }
+    var endIndex: Int { ring.kept - first }
+
+    subscript(position: Int) -> Sample {
+      precondition(position >= 0 && position < endIndex, "SampleRing.Window index out of range")
+      return ring.slots[ring.slot(first + position)]
+    }
   }
 }
 
-extension SampleRing: Sendable where Element: Sendable {}
+extension SampleRing: Sendable where Value: Sendable {}
+extension SampleRing.Window: Sendable where Value: Sendable {}
