@@ -129,10 +129,21 @@ struct AnnouncementScheduler: Sendable {
     let margin =
       v * min(fixInterval, configuration.announcementIntervalLimit)
       * configuration.announcementMarginFraction
-    // Far from the maneuver no announcement can be due: skip building the sentences (most fixes).
+    // Far from the maneuver no announcement can be due: skip building the sentences (most fixes),
+    // and keep the code that builds them out of this path's instruction cache.
     if d > limits.prepareMaximum + v * configuration.announcementHorizonSeconds + margin {
       return nil
     }
+    return due(
+      step: m, time: time, speed: speed, fixInterval: fixInterval, uncertainty: uncertainty,
+      finalOnly: finalOnly, limits: limits, v: v, d: d, margin: margin)
+  }
+
+  @inline(never)
+  private mutating func due(
+    step m: Int, time: Double, speed: Double, fixInterval: Double, uncertainty: Double,
+    finalOnly: Bool, limits: GuidanceConfiguration.ModeLimits, v: Double, d: Double, margin: Double
+  ) -> DueAnnouncement? {
     // The arrival gets no "now" announcement: its own announcement replaces it.
     let finalKind: AnnouncementKind = m == lastStep ? .approach : .now
     let then = thenInstructions(after: m, speed: v)
