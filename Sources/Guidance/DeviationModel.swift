@@ -83,23 +83,29 @@ struct DeviationModel: Sendable {
   /// tells them apart; with one, either
   /// - it rounds the corner of a maneuver within `chordZone` (`nearManeuver`): its course
   ///   sweeps the way the route turns, at least `cornerTurnDegrees` from the bearing before
-  ///   (a vehicle missing the turn keeps it), and it is within `cornerAllowance` of the chords;
+  ///   (a vehicle missing the turn keeps it), and it is within `cornerAllowance` of the chords
+  ///   beyond the offset its fixes kept before more than their `accuracy` explains (a bias);
   /// - or it moves along the route at a steady offset (receiver bias): its course follows the
-  ///   route, its distance is not growing, and it is within `maximumBias`.
+  ///   route, its distance is not growing, and it is within `maximumBias`, plus the accuracy
+  ///   beyond the floor (at 18 m the off-route distance would pass `maximumBias`).
   func isBias(
-    lateral: Double, course: Double?, match: MatchCandidate, time: Double,
+    lateral: Double, course: Double?, match: MatchCandidate, time: Double, accuracy: Double,
     nearManeuver: Bool = false
   ) -> Bool {
-    guard let course, lateral <= configuration.maximumBias else { return false }
+    let c = configuration
+    guard let course, lateral <= c.maximumBias + max(0, accuracy - c.accuracyFloor) else {
+      return false
+    }
     let along = courseAlongRoute(course, at: match.s, segment: match.segment)
     guard along.follows else { return false }
-    if nearManeuver && lateral <= configuration.cornerAllowance
-      && along.turned >= configuration.cornerTurnDegrees
+    if nearManeuver && along.turned >= c.cornerTurnDegrees
+      && lateral <= c.cornerAllowance
+        + max(0, (laterals.window.lazy.map(\.value).min() ?? 0) - accuracy)
     {
       return true
     }
-    let before = laterals.window.last { $0.time <= time - configuration.deviationGrowthSeconds }
-    if let b = before, lateral - b.value >= configuration.deviationGrowth { return false }
+    let before = laterals.window.last { $0.time <= time - c.deviationGrowthSeconds }
+    if let b = before, lateral - b.value >= c.deviationGrowth { return false }
     return true
   }
 

@@ -690,7 +690,9 @@ public struct NavigationSession: Sendable {
       best.map {
         $0.lateral <= threshold * configuration.onRouteHysteresis
           || ($0.s > 0
-            && deviation.isBias(lateral: $0.lateral, course: course, match: $0, time: fix.time))
+            && deviation.isBias(
+              lateral: $0.lateral, course: course, match: $0, time: fix.time,
+              accuracy: lastAccuracy))
       } ?? false
     guard detector.observeReturn(close: close), let c = best else { return }
     phase = .onRoute
@@ -778,7 +780,7 @@ public struct NavigationSession: Sendable {
       lateral > limit
       && best.map {
         deviation.isBias(
-          lateral: lateral, course: course, match: $0, time: fix.time,
+          lateral: lateral, course: course, match: $0, time: fix.time, accuracy: accuracy,
           nearManeuver: nearest <= configuration.chordZone)
       } == true
     let away = lateral > limit && !biased
@@ -844,7 +846,9 @@ public struct NavigationSession: Sendable {
       best.map {
         ($0.lateral <= threshold * cf.onRouteHysteresis
           || ($0.lateral <= threshold
-            && deviation.isBias(lateral: $0.lateral, course: course, match: $0, time: fix.time)))
+            && deviation.isBias(
+              lateral: $0.lateral, course: course, match: $0, time: fix.time,
+              accuracy: accuracy)))
           && ($0.headingError ?? 0) < cf.rejoinHeadingDegrees
       } ?? false
     guard detector.observeReturn(close: close), let c = best else { return }

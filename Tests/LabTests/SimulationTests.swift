@@ -90,36 +90,14 @@ import Testing
   /// promises too: a rule tuned to one seed's noise would break on another.
   static let otherSeeds: [UInt64] = [101, 202, 303]
 
-  /// Scenarios that miss a promise with one of the other seeds.
-  ///
-  /// The Marais with 15 m of noise and 25 m multipath (seed 224): a jump stacked on the noise
-  /// puts the fixes 46-50 m off for four seconds, growing 16 m in 2 s along the route's
-  /// direction: a departure by every measure the fixes give. The city-everything drive (seed
-  /// 142): a 25 m canyon bias stacked on a corner cut by 22 m puts the fixes 34-37 m off
-  /// while rounding the corner, beyond the corner allowance (30 m). Recorded as known issues;
-  /// any other miss fails. (The walk in Vaduz with 15 m of noise, seed 331, and the Marais,
-  /// seed 224, no longer miss their arrival: a vehicle standing near the end arrives within
-  /// the arrival radius plus its fixes' accuracy.)
-  static let knownMisses: Set<String> = [
-    "012-marais-noise15-multipath", "041-marais-city-everything",
-  ]
-
   @Test(arguments: scenarios)
   func scenarioKeepsTheGuidancePromisesWithOtherSeeds(directory: String) throws {
     let scenario = try Scenario(directory: directory)
     guard let recipe = scenario.recipe else { return }
-    let name = directory.split(separator: "/").last.map(String.init) ?? directory
     for offset in Self.otherSeeds {
       var other = recipe
       other.seed = recipe.seed &+ offset
-      let label = "\(directory) (seed \(other.seed))"
-      if Self.knownMisses.contains(name) {
-        withKnownIssue(Comment(rawValue: label), isIntermittent: true) {
-          try Self.checkPromises(scenario, other, label)
-        }
-      } else {
-        try Self.checkPromises(scenario, other, label)
-      }
+      try Self.checkPromises(scenario, other, "\(directory) (seed \(other.seed))")
     }
   }
 
