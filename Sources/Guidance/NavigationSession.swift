@@ -738,7 +738,8 @@ public struct NavigationSession: Sendable {
       sigmaLateral: max(configuration.minimumLateralSigma, accuracy),
       sigmaAlong: configuration.alongSigma + configuration.alongSigmaTravel * carried * dt
         + accuracy)
-    var best = matcher.match(query, hint: segmentHint)
+    var best = matcher.match(
+      query, hint: segmentHint, course: course, against: configuration.wrongWayDegrees)
     deviation.shortcut.note(point, time: fix.time, span: configuration.movementSeconds)
     let found = deviation.shortcut.candidate(
       best: best, from: distanceAlong, hint: segmentHint, step: currentStep, point: point,

@@ -76,6 +76,23 @@ struct RouteMatcher: Sendable {
     return match(query, hint: hint, statistics: &statistics)
   }
 
+  /// ``match(_:hint:)``, then for a fix placed by distance alone whose own `course` is known.
+  ///
+  /// A place that course runs against (by more than `against` degrees) gives way to the best
+  /// place in the window that it does not, if any. After an outage at an out-and-back both legs
+  /// lie in the window and the estimate's distance may favour the one the vehicle is not on; its
+  /// course, not trusted enough to weigh every place, still tells.
+  func match(_ query: MatchQuery, hint: Int, course: Double?, against: Double) -> MatchCandidate? {
+    let best = match(query, hint: hint)
+    guard query.course == nil, let course, let b = best,
+      bearingDifference(course, geometry.bearings[b.segment]) > against
+    else { return best }
+    var q = query
+    q.course = course
+    guard let other = match(q, hint: hint), (other.headingError ?? 0) <= against else { return b }
+    return other
+  }
+
   /// ``match(_:hint:)``, counting the work done into `statistics`.
   func match(_ query: MatchQuery, hint: Int, statistics: inout MatchStatistics)
     -> MatchCandidate?

@@ -191,4 +191,34 @@ import Testing
     #expect(!events.contains { $0.estimated })
     #expect(abs(s.distanceAlong - 100) < 5)
   }
+
+  /// Fixes that come back on the way out of an out-and-back while the estimate has passed the
+  /// U-turn: the way back lies under them too, nearer the estimate, but their course runs
+  /// against it.
+  @Test func fixesThatComeBackBeforeAUTurnTheEstimatePassedStayOnTheWayOut() throws {
+    // 600 m east, a U-turn, 600 m back west along the same road.
+    let doc = makeRoute(legs: [
+      (90, 600, "Make a U-turn."), (270, 600, "Your destination is ahead."),
+    ])
+    let g = RouteGeometry(route: doc.routes[0])
+    func fix(east x: Double, time: Double, speed: Double) -> Fix {
+      Fix(
+        time: Self.t0 + time, coordinate: g.coordinate(at: x), speed: speed, course: 90,
+        horizontalAccuracy: 3)
+    }
+    var s = try NavigationSession(document: doc, phrasing: Phrasebook(language: .en))
+    var events: [NavigationEvent] = []
+    for t in 0...25 { events += s.ingest(fix(east: 14 * Double(t), time: Double(t), speed: 14)) }
+    // 25 s without fixes: the estimate goes on at 14 m/s past the U-turn to about 700 m (on
+    // the way back, 500 m east); the vehicle slowed in a queue and is 420 m east.
+    for t in 26...50 { events += s.ingest(.noFix(time: Self.t0 + Double(t))) }
+    #expect(events.contains { $0.estimated && $0.stepIndex == 2 })
+    var after: [NavigationEvent] = []
+    for k in 0...12 {
+      after += s.ingest(fix(east: 420 + 3 * Double(k), time: 51 + Double(k), speed: 3))
+    }
+    #expect(!after.contains { if case .offRoute = $0.kind { true } else { false } })
+    // Matched on the way out, where the vehicle is (the way back there is 780 m along).
+    #expect(abs(s.distanceAlong - 456) < 10)
+  }
 }
