@@ -20,7 +20,8 @@ public struct OutageScore: Sendable {
     /// Seconds from the prompt to the vehicle reaching the maneuver.
     public var lead: Double?
     /// Whether the true speed stayed within 10 % of the last fix's from the outage's start
-    /// to the prompt.
+    /// to the prompt, and to the same prompt without the outage (a vehicle that slows or
+    /// speeds up before that moves the schedule it is compared with: not at steady speed).
     public var steady: Bool
     /// Seconds later than without the outage (negative: earlier).
     public var shift: Double? { withoutOutage.map { time - $0 } }
@@ -96,10 +97,11 @@ public struct OutageScore: Sendable {
     }
     for e in events where e.estimated {
       guard let a = e.announcement, [.prepare, .approach, .now].contains(a.kind) else { continue }
+      let until = max(e.time, plainTimes[a.id] ?? e.time)
       let steady =
         before.map { b in
           truth.allSatisfy {
-            $0.time < b.time || $0.time > e.time || abs($0.speed - b.speed) <= 0.1 * b.speed
+            $0.time < b.time || $0.time > until || abs($0.speed - b.speed) <= 0.1 * b.speed
           }
         } ?? false
       prompts.append(
