@@ -84,6 +84,16 @@ public struct OutageScore: Sendable {
     let start = 0.0
     let outage = absolute
     func truthAt(_ t: Double) -> TruthSample? { truth.last { $0.time <= t + 0.005 } }
+    // Metres along at `t`, between the samples either side: a recorded drive's truth has none
+    // where its own fixes are missing, and the one before is a second or more behind.
+    func alongAt(_ t: Double) -> Double? {
+      guard let i = truth.lastIndex(where: { $0.time <= t + 0.005 }) else { return nil }
+      let a = truth[i]
+      guard a.time < t - 0.005, i + 1 < truth.count else { return a.distanceAlong }
+      let b = truth[i + 1]
+      return a.distanceAlong + (b.distanceAlong - a.distanceAlong) * (t - a.time)
+        / (b.time - a.time)
+    }
     func reaching(_ s: Double) -> Double? {
       truth.first { $0.offset == 0 && $0.distanceAlong >= s - 0.01 }?.time
     }
@@ -129,12 +139,16 @@ public struct OutageScore: Sendable {
     let back = events.first {
       !$0.estimated && $0.progressValue != nil && $0.time >= start + outage.upperBound
     }
-    let estimate = events.last { $0.estimated && $0.progressValue != nil }
+    // This outage's last estimate (a drive's own short gaps after it are estimated too).
+    let estimate = events.last {
+      $0.estimated && $0.progressValue != nil && $0.time >= start + outage.lowerBound
+        && $0.time < (back?.time ?? -.infinity)
+    }
     if let back, let estimate, let at = estimate.progressValue?.distanceAlong,
-      let b = before, let t = truthAt(estimate.time)
+      let b = before, let t = alongAt(estimate.time)
     {
-      returnError = abs(at - t.distanceAlong)
-      blindDistance = t.distanceAlong - b.distanceAlong
+      returnError = abs(at - t)
+      blindDistance = t - b.distanceAlong
       held = geometry.stepEnd.contains { abs($0 - at) < 0.01 }
       steady = truth.allSatisfy {
         $0.time < b.time || $0.time > estimate.time || abs($0.speed - b.speed) <= 0.1 * b.speed

@@ -269,6 +269,8 @@ extension RecordedDrive {
       }
       for (at, maneuver) in starts where at >= earliest && at <= latest {
         let window = at...(at + length)
+        // Inside the drive's own gap it cuts nothing: that outage is the drive's, not a cut's.
+        guard valid.contains(where: { window.contains($0.time) }) else { continue }
         let dark = fixes.map { f in window.contains(f.time) ? Fix.noFix(time: f.time) : f }
         let score = try OutageScore(
           document: document, routeIndex: routeIndex, phrasing: phrasing, plain: fixes,

@@ -115,4 +115,47 @@ import Testing
       #expect(s.blindDistance > 0, "\(name): nothing covered blind")
     }
   }
+
+  /// A recorded drive has gaps of its own, and no truth in them: the return is this outage's
+  /// last estimate, against where the vehicle was at its time (between the fixes either side).
+  @Test func theReturnIsTheOutagesOwnEvenWithTheDrivesGapsAround() throws {
+    let (scenario, fixes) = try RecordedDriveTests.recorded()
+    let drive = RecordedDrive(document: scenario.document, phrasing: Phrasebook(), fixes: fixes)
+    let truth = try drive.truth().truth
+    let first = try #require(fixes.first?.time)
+    let outage = (first + 100)...(first + 120)
+    let dark = fixes.map { outage.contains($0.time) ? Fix.noFix(time: $0.time) : $0 }
+    func score(plain: [Fix], dark: [Fix], truth: [TruthSample]) throws -> OutageScore {
+      try OutageScore(
+        document: scenario.document, phrasing: Phrasebook(), plain: plain, dark: dark,
+        truth: truth, outage: outage)
+    }
+    let whole = try score(plain: fixes, dark: dark, truth: truth)
+    // The drive's own: 3 s without fixes 15 s after the return (estimated too), and no fix in
+    // the last second of the outage's estimates.
+    let own = (outage.upperBound + 15)...(outage.upperBound + 17)
+    let lastEstimate = outage.upperBound
+    func gappy(_ f: [Fix]) -> [Fix] { f.filter { !own.contains($0.time) } }
+    let holed = try score(
+      plain: gappy(fixes), dark: gappy(dark),
+      truth: truth.filter { !own.contains($0.time) && abs($0.time - lastEstimate) > 0.5 })
+    let e = try #require(whole.returnError)
+    let h = try #require(holed.returnError)
+    #expect(abs(h - e) < 2, "return \(h) m off with the drive's gaps, \(e) m without")
+    #expect(abs(holed.blindDistance - whole.blindDistance) < 2)
+  }
+
+  @Test func noOutageIsCutInsideTheDrivesOwnGap() throws {
+    let (scenario, fixes) = try RecordedDriveTests.recorded()
+    let first = try #require(fixes.first?.time)
+    // 90 s without a fix from 60 s on.
+    let gap = (first + 60)...(first + 150)
+    let drive = RecordedDrive(
+      document: scenario.document, phrasing: Phrasebook(),
+      fixes: fixes.filter { !gap.contains($0.time) })
+    for c in try drive.outages(count: 12, lengths: [10, 30]) {
+      let window = (first + c.at)...(first + c.at + c.length)
+      #expect(fixes.contains { gap.contains($0.time) == false && window.contains($0.time) })
+    }
+  }
 }
