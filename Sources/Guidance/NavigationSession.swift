@@ -739,7 +739,7 @@ public struct NavigationSession: Sendable {
       sigmaAlong: configuration.alongSigma + configuration.alongSigmaTravel * carried * dt
         + accuracy)
     var best = matcher.match(
-      query, hint: segmentHint, course: course, against: configuration.wrongWayDegrees)
+      query, hint: segmentHint, course: course, along: configuration.rejoinHeadingDegrees)
     deviation.shortcut.note(point, time: fix.time, span: configuration.movementSeconds)
     let found = deviation.shortcut.candidate(
       best: best, from: distanceAlong, hint: segmentHint, step: currentStep, point: point,

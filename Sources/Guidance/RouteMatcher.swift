@@ -78,18 +78,19 @@ struct RouteMatcher: Sendable {
 
   /// ``match(_:hint:)``, then for a fix placed by distance alone whose own `course` is known.
   ///
-  /// A place that course runs against (by more than `against` degrees) gives way to the best
-  /// place in the window that it does not, if any. After an outage at an out-and-back both legs
-  /// lie in the window and the estimate's distance may favour the one the vehicle is not on; its
-  /// course, not trusted enough to weigh every place, still tells.
-  func match(_ query: MatchQuery, hint: Int, course: Double?, against: Double) -> MatchCandidate? {
+  /// A place that course does not run along (more than `along` degrees from its bearing: the
+  /// vehicle crosses it or goes against it) gives way to the best place in the window that it
+  /// does run along, if any. After an outage at an out-and-back or a loop two legs lie in the
+  /// window and the estimate's distance may favour the one the vehicle is not on; its course,
+  /// not trusted enough to weigh every place, still tells.
+  func match(_ query: MatchQuery, hint: Int, course: Double?, along: Double) -> MatchCandidate? {
     let best = match(query, hint: hint)
     guard query.course == nil, let course, let b = best,
-      bearingDifference(course, geometry.bearings[b.segment]) > against
+      bearingDifference(course, geometry.bearings[b.segment]) > along
     else { return best }
     var q = query
     q.course = course
-    guard let other = match(q, hint: hint), (other.headingError ?? 0) <= against else { return b }
+    guard let other = match(q, hint: hint), (other.headingError ?? 0) <= along else { return b }
     return other
   }
 
