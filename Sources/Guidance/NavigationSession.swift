@@ -730,7 +730,9 @@ public struct NavigationSession: Sendable {
     carried: Double, accuracy: Double,
     threshold: Double, standing: Bool, into events: inout [NavigationEvent]
   ) {
-    let w = window(dt: dt, speed: carried, accuracy: accuracy)
+    // After a gap, a vehicle slow when the fixes stopped may have driven off at the route's speed.
+    let reach = dt > configuration.gpsLostAfter ? max(carried, plannedSpeed) : carried
+    let w = window(dt: dt, speed: reach, accuracy: accuracy)
     let predicted = distanceAlong + carried * dt
     let query = MatchQuery(
       point: point, course: matchCourse,

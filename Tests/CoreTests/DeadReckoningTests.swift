@@ -221,4 +221,23 @@ import Testing
     // Matched on the way out, where the vehicle is (the way back there is 780 m along).
     #expect(abs(s.distanceAlong - 456) < 10)
   }
+
+  /// A vehicle standing when the fixes stop (not carried) may drive off in the dark: the fixes
+  /// that come back far along are searched for as far as the route's speed reaches, whatever
+  /// their own speed (here a crawl).
+  @Test func aVehicleThatDroveOffInTheDarkIsFoundFarAlong() throws {
+    var s = try Self.session()
+    var events: [NavigationEvent] = []
+    for t in 0...10 { events += s.ingest(Self.fix(at: 100, time: Double(t), speed: 0)) }
+    // 46 s without fixes; the vehicle drove off and is 360 m on, crawling at 2 m/s (the
+    // route's planned speed is 12 m/s).
+    for t in 11...56 { events += s.ingest(.noFix(time: Self.t0 + Double(t))) }
+    #expect(!events.contains { $0.estimated })
+    var after: [NavigationEvent] = []
+    for k in 0...10 {
+      after += s.ingest(Self.fix(at: 460 + 2 * Double(k), time: 57 + Double(k), speed: 2))
+    }
+    #expect(!after.contains { if case .offRoute = $0.kind { true } else { false } })
+    #expect(abs(s.distanceAlong - 480) < 10)
+  }
 }
