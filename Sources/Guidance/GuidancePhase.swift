@@ -1,4 +1,5 @@
-/// Where a guidance session stands.
+/// Where a guidance session stands: the tag of the session's ``SessionState``, as saved in the
+/// progress file and shown to the edge.
 ///
 /// One value at a time, so no combination of flags can say two contradictory things.
 ///
@@ -6,9 +7,6 @@
 /// returns to the same phase. Rerouting is not a phase of the session either: when to ask and
 /// whether to use an answer is ``RerouteController``'s (target Rerouting), which keeps its own
 /// status; the session only learns that its route was replaced.
-///
-/// The data that only one phase uses (the on-route evidence of an arrival, the off-route
-/// search) still lives beside the phase in ``NavigationSession``, not in its cases.
 public enum GuidancePhase: String, Sendable, Hashable, CaseIterable {
   /// No valid fix has come yet: the departure is still to be made.
   case acquiring
@@ -27,6 +25,67 @@ public enum GuidancePhase: String, Sendable, Hashable, CaseIterable {
     switch self {
     case .acquiring: false
     case .joining, .onRoute, .offRoute, .arrived: true
+    }
+  }
+}
+
+/// The session's phase with the data valid only in it: how guidance begins before the first
+/// fix, the evidence of an arrival on the route, the search for the route off it.
+///
+/// What every phase needs (the matched position, the fixes' timing, the announcements made) is
+/// the session's own.
+enum SessionState: Sendable {
+  case acquiring(Start)
+  /// Heading to the route from beside it; `reacquiring` as in ``OnRoute``.
+  case joining(reacquiring: Bool)
+  case onRoute(OnRoute)
+  case offRoute(OffRoute)
+  case arrived
+
+  /// How the first match begins guidance.
+  enum Start: Sendable {
+    /// A new trip: the departure is announced.
+    case departure
+    /// A route that replaced another while driving: no departure, and a "new route"
+    /// announcement when `announced`.
+    case newRoute(announced: Bool)
+  }
+
+  struct OnRoute: Sendable {
+    /// Consecutive fixes within the arrival radius.
+    var arrivalEvidence = 0
+    /// Resumed from a snapshot and not matched since: the first fix may be far ahead of the
+    /// saved position.
+    var reacquiring = false
+  }
+
+  struct OffRoute: Sendable {
+    /// Metres along the route where the vehicle left it: the rejoin search starts there.
+    var anchor: Double
+    /// Metres the vehicle may have travelled since leaving (bounds the rejoin search).
+    var travel: Double
+    /// Leads the vehicle back to the route (`return` announcements).
+    var guide: ReturnGuide
+    var reacquiring = false
+  }
+
+  var phase: GuidancePhase {
+    switch self {
+    case .acquiring: .acquiring
+    case .joining: .joining
+    case .onRoute: .onRoute
+    case .offRoute: .offRoute
+    case .arrived: .arrived
+    }
+  }
+
+  /// Resumed and not matched on the route since (``OnRoute/reacquiring``).
+  var reacquiring: Bool {
+    switch self {
+    case .joining(let r): r
+    case .onRoute(let o): o.reacquiring
+    case .offRoute(let o): o.reacquiring
+    case .acquiring, .arrived: false
     }
   }
 }

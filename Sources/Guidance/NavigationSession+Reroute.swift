@@ -47,7 +47,7 @@ extension NavigationSession {
     next.started = true
     next.revision = revision
     next.routeReason = .reroute
-    next.rerouted = announce
+    next.state = .acquiring(.newRoute(announced: announce))
     next.speed = speed
     next.fixInterval = fixInterval
     next.detector = detector.carriedOver()
@@ -72,10 +72,8 @@ extension NavigationSession {
 
   /// The "new route" announcement, once, for the maneuver ahead after a reroute's first match.
   mutating func announceNewRoute(time: Double, into events: inout [NavigationEvent]) {
-    guard let say = rerouted else { return }
-    rerouted = nil
     let m = currentStep
-    guard say, m >= 1, m <= lastStep, !scheduler.said[m].contains(.now) else { return }
+    guard m >= 1, m <= lastStep, !scheduler.said[m].contains(.now) else { return }
     let d = max(0, geometry.stepEnd[m] - distanceAlong)
     announce(
       .newRoute(instructions: route.steps[m].instructions, distance: d), kind: .reroute, step: m,

@@ -3,7 +3,10 @@ import GuidanceSettings
 
 extension NavigationSession {
   /// Time of the first fix off the route since the vehicle last left it, `nil` on the route.
-  public var offRouteSince: Double? { offRoute ? returnGuide.since : nil }
+  public var offRouteSince: Double? {
+    guard case .offRoute(let o) = state else { return nil }
+    return o.guide.since
+  }
 
   /// The `return` announcement due now for a vehicle off its route, if any (see ``guidesBack``):
   /// where the route is, from the latest fix.
@@ -18,23 +21,27 @@ extension NavigationSession {
   /// Finds the route's nearest point ahead of where the vehicle left it, from the fix at
   /// `point`.
   mutating func followReturn(point: Coordinate, course: Double?, time: Double) {
-    let a = detector.anchor
+    guard case .offRoute(var off) = state else { return }
+    let a = off.anchor
     let query = MatchQuery(
       point: point, course: nil, window: a...(a + configuration.returning.searchAhead),
       predicted: a, sigmaLateral: 1, sigmaAlong: .infinity)
     guard let c = matcher.match(query, hint: 0) else { return }
     let target = geometry.coordinate(at: c.s, hint: c.segment)
-    returnGuide.observe(
+    off.guide.observe(
       ReturnGuide.Observation(
         time: time, distance: c.lateral, bearing: point.bearing(to: target), course: course))
+    state = .offRoute(off)
   }
 
   /// The `return` announcement, when one is due for a vehicle off the route.
   mutating func sayReturn(into events: inout [NavigationEvent]) {
-    guard offRoute, let o = returnGuide.latest, let say = returnGuide.due() else { return }
+    guard case .offRoute(var off) = state, let o = off.guide.latest else { return }
+    guard let say = off.guide.due() else { return }
+    state = .offRoute(off)
     announce(
       say, kind: .return, step: currentStep,
-      id: "return.\(detector.count).\(returnGuide.announcements)", time: o.time,
+      id: "return.\(detector.count).\(off.guide.announcements)", time: o.time,
       distance: o.distance, into: &events)
   }
 }

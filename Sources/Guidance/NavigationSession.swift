@@ -17,8 +17,9 @@ public struct NavigationSession: Sendable {
   let phrasing: any Phrasing
   let matcher: RouteMatcher
 
-  /// Where the session stands.
-  private(set) public var phase = GuidancePhase.acquiring
+  /// Where the session stands, with the data valid only there.
+  var state = SessionState.acquiring(.departure)
+  public var phase: GuidancePhase { state.phase }
   /// Whether the `ROUTE` event went out (with the first input, resumed sessions included).
   public internal(set) var started = false
   /// Whether the departure was made.
@@ -44,10 +45,6 @@ public struct NavigationSession: Sendable {
   private var speedPeak = SpeedPeak()
   /// When the last step began (a maneuver passed).
   private var stepTime: Double?
-  /// Consecutive fixes within the arrival radius.
-  private var arrivalEvidence = 0
-  /// Set when resuming from a snapshot: the first fix may be far ahead of the saved position.
-  private var reacquiring = false
   /// When resuming: the time of the last input handled before the restart.
   ///
   /// Inputs up to it, that one included, were handled already.
@@ -65,8 +62,6 @@ public struct NavigationSession: Sendable {
   private var gpsLossCount = 0
 
   var detector: OffRouteDetector
-  /// Leads a vehicle off the route back to it (`return` announcements).
-  var returnGuide: ReturnGuide
   /// Whether ``ingest(_:)`` itself makes the `return` announcements of a vehicle off its route.
   ///
   /// An edge that asks a router for a new route turns it off and calls ``guideBack()`` after each
@@ -96,9 +91,6 @@ public struct NavigationSession: Sendable {
   var revision = 0
   /// Why this route is followed (the `ROUTE` event's `reason`).
   public var routeReason = RouteReason.start
-  /// Set on a session that replaces its route while driving: no departure announcement, and when
-  /// true a "new route" announcement at the first fix.
-  var rerouted: Bool?
 
   /// Starts a session on alternative `routeIndex` of `document`.
   public init(
@@ -118,7 +110,6 @@ public struct NavigationSession: Sendable {
     self.configuration = configuration
     self.phrasing = phrasing
     self.detector = OffRouteDetector(configuration: configuration)
-    self.returnGuide = ReturnGuide(configuration: configuration.returning)
     self.scheduler = AnnouncementScheduler(
       route: route, geometry: geometry, configuration: configuration, phrasing: phrasing)
     self.roadWatch = RoadWatch(road: shared.route.road)
@@ -241,7 +232,12 @@ public struct NavigationSession: Sendable {
       lastAnnouncementStep: scheduler.lastAnnouncement?.step,
       gpsLost: gpsLost, gpsLossCount: gpsLossCount, offRouteCount: detector.count,
       lastInputTime: lastInputTime, lastMatchTime: lastMatchTime, reckonedSteps: reckonedSteps,
-      returning: offRoute && returnGuide.since != nil ? returnGuide.progress : nil)
+      returning: returning)
+  }
+
+  private var returning: ReturnGuide.Progress? {
+    guard case .offRoute(let o) = state, o.guide.since != nil else { return nil }
+    return o.guide.progress
   }
 
   /// Resumes a session from a saved snapshot of the same route document.
@@ -264,17 +260,26 @@ public struct NavigationSession: Sendable {
       throw RouteDocumentError(
         .invalidValue, path: "", "the saved progress does not fit this route")
     }
-    phase = snapshot.phase.departed ? snapshot.phase : .onRoute
+    switch snapshot.phase {
+    case .joining: state = .joining(reacquiring: true)
+    case .offRoute:
+      state = .offRoute(
+        .init(
+          anchor: snapshot.distanceAlong, travel: 0,
+          guide: snapshot.returning.map {
+            ReturnGuide(configuration: configuration.returning, progress: $0)
+          } ?? ReturnGuide(configuration: configuration.returning), reacquiring: true))
+    case .arrived: state = .arrived
+    case .acquiring, .onRoute: state = .onRoute(.init(reacquiring: true))
+    }
     routeReason = .resume
     distanceAlong = snapshot.distanceAlong
     currentStep = snapshot.currentStep
     scheduler.said = snapshot.said
     detector = OffRouteDetector(
       configuration: configuration, count: max(0, snapshot.offRouteCount))
-    detector.anchor = snapshot.distanceAlong
     speed = snapshot.speed.isFinite ? max(0, snapshot.speed) : 0
     segmentHint = geometry.segment(containing: distanceAlong, from: 0)
-    reacquiring = true
     if let t = snapshot.lastAnnouncementTime, let s = snapshot.lastAnnouncementStep {
       scheduler.lastAnnouncement = (t, s)
     }
@@ -284,9 +289,6 @@ public struct NavigationSession: Sendable {
     gpsLossCount = max(0, snapshot.gpsLossCount)
     resumedThrough = snapshot.lastInputTime ?? snapshot.lastFixTime
     lastMatchTime = snapshot.lastMatchTime
-    if phase == .offRoute, let r = snapshot.returning {
-      returnGuide = ReturnGuide(configuration: configuration.returning, progress: r)
-    }
     if let t = snapshot.lastFixTime, t.isFinite {
       // Epochs older than the saved state were already handled before the restart.
       lastInputTime = t
@@ -367,20 +369,25 @@ public struct NavigationSession: Sendable {
     let standing = speed < configuration.standingBelow
     deviation.noteCourse(trustedCourse, time: fix.time)
 
-    switch phase {
-    case .acquiring:
-      depart(fix, point: point, course: deviation.steadyCourse, threshold: threshold, into: &events)
-    case .joining:
-      join(fix, point: point, course: trustedCourse, threshold: threshold, into: &events)
-    case .offRoute:
+    switch state {
+    case .acquiring(let start):
+      depart(
+        fix, start: start, point: point, course: deviation.steadyCourse, threshold: threshold,
+        into: &events)
+    case .joining(let reacquiring):
+      join(
+        fix, point: point, course: trustedCourse, threshold: threshold,
+        reacquiring: reacquiring, into: &events)
+    case .offRoute(let off):
       followOffRoute(
-        fix, point: point, course: trustedCourse, dt: dt, accuracy: accuracy,
+        fix, off, point: point, course: trustedCourse, dt: dt, accuracy: accuracy,
         threshold: threshold, into: &events)
-    case .onRoute, .arrived:
+    case .arrived: break  // returned above
+    case .onRoute(let on):
       // A fix re-acquired after a loss is placed by distance first: its course counts only
       // when steady. After a restart the saved position and speed already place it (its
       // course at speed keeps a vehicle past a missed turn on the step it was on).
-      let reacquired = !reacquiring && dt > configuration.gpsLostAfter
+      let reacquired = !on.reacquiring && dt > configuration.gpsLostAfter
       followOnRoute(
         fix, point: point, course: trustedCourse,
         matchCourse: reacquired ? deviation.steadyCourse : trustedCourse,
@@ -644,16 +651,16 @@ public struct NavigationSession: Sendable {
   }
 
   private mutating func depart(
-    _ fix: Fix, point: Coordinate, course: Double?, threshold: Double,
+    _ fix: Fix, start: SessionState.Start, point: Coordinate, course: Double?, threshold: Double,
     into events: inout [NavigationEvent]
   ) {
-    phase = .onRoute
+    state = .onRoute(.init())
     lastMatchTime = fix.time
     if let c = matcher.initialMatch(point: point, course: course, acceptLateral: threshold) {
       lastLateral = c.lateral
       if c.lateral > threshold * configuration.onRouteHysteresis {
         // Beside the route (a car park, a driveway): heading to it, not off it.
-        phase = .joining
+        state = .joining(reacquiring: false)
       } else {
         distanceAlong = c.s
         segmentHint = c.segment
@@ -664,13 +671,15 @@ public struct NavigationSession: Sendable {
     for i in 0..<currentStep { scheduler.said[i] = .passed }
     var advisories = route.advisoryNotices
     advisories.removeAll { $0.isEmpty }
-    if rerouted == nil, distanceAlong < geometry.stepEnd[min(1, lastStep)] || currentStep == 1 {
+    if case .departure = start,
+      distanceAlong < geometry.stepEnd[min(1, lastStep)] || currentStep == 1
+    {
       announce(
         .depart(source: document.source.name, tolls: route.hasTolls, advisories: advisories),
         kind: .depart, step: 0, id: "depart", time: fix.time, into: &events)
     }
     events.append(NavigationEvent(time: fix.time, kind: .step(currentStep)))
-    if rerouted != nil { announceNewRoute(time: fix.time, into: &events) }
+    if case .newRoute(announced: true) = start { announceNewRoute(time: fix.time, into: &events) }
     stepStarted(currentStep, time: fix.time, into: &events)
   }
 
@@ -681,7 +690,7 @@ public struct NavigationSession: Sendable {
   /// start lies before it (a car park, a vehicle circling in it), where a course that happens
   /// to follow the route's first bearing for two fixes says nothing.
   private mutating func join(
-    _ fix: Fix, point: Coordinate, course: Double?, threshold: Double,
+    _ fix: Fix, point: Coordinate, course: Double?, threshold: Double, reacquiring: Bool,
     into events: inout [NavigationEvent]
   ) {
     let best = matcher.initialMatch(point: point, course: nil, acceptLateral: threshold)
@@ -695,17 +704,10 @@ public struct NavigationSession: Sendable {
               accuracy: lastAccuracy))
       } ?? false
     guard detector.observeReturn(close: close), let c = best else { return }
-    phase = .onRoute
-    lastMatchTime = fix.time
-    distanceAlong = c.s
-    segmentHint = c.segment
-    let step = geometry.step(containing: distanceAlong, from: currentStep)
-    if step > currentStep {
-      for i in currentStep..<step { scheduler.said[i] = .passed }
-      currentStep = step
-      events.append(NavigationEvent(time: fix.time, kind: .step(step)))
-      stepStarted(step, time: fix.time, into: &events)
-    }
+    rejoin(at: c, time: fix.time, reacquiring: reacquiring)
+    skipTo(
+      step: geometry.step(containing: distanceAlong, from: currentStep), time: fix.time,
+      into: &events)
   }
 
   private func window(dt: Double, speed: Double, accuracy: Double) -> (
@@ -716,7 +718,7 @@ public struct NavigationSession: Sendable {
     let ahead =
       v * max(dt, 1) * c.windowAheadFactor + c.windowAheadMargin + c.windowAccuracyAhead * accuracy
     // After a restart the vehicle may have gone on at up to motorway speed meanwhile.
-    if reacquiring {
+    if state.reacquiring {
       return (
         c.reacquireBehind + c.windowAccuracyBehind * accuracy,
         max(ahead, c.reacquireSpeed * dt + c.reacquireMargin)
@@ -797,7 +799,10 @@ public struct NavigationSession: Sendable {
       return
     }
     guard let c = best, !away else { return }
-    reacquiring = false
+    if case .onRoute(var on) = state, on.reacquiring {
+      on.reacquiring = false
+      state = .onRoute(on)
+    }
     lastMatchTime = fix.time
     if standing && abs(c.s - distanceAlong) < 2 * accuracy { return }
     distanceAlong = c.s
@@ -808,14 +813,16 @@ public struct NavigationSession: Sendable {
     time: Double, lateral: Double, reason: OffRouteReason = .distance,
     into events: inout [NavigationEvent]
   ) {
-    phase = .offRoute
-    returnGuide = ReturnGuide(configuration: configuration.returning)
     // The vehicle may already be well ahead of the last match (a long tunnel, a gap).
     let since = lastMatchTime.map { max(0, time - $0) } ?? 0
-    let spoken = detector.leave(
-      time: time, distanceAlong: distanceAlong,
-      travelledSince: max(speed, plannedSpeed, configuration.windowMinimumSpeed) * since
-        * configuration.offTravelFactor)
+    state = .offRoute(
+      .init(
+        anchor: distanceAlong,
+        travel: max(speed, plannedSpeed, configuration.windowMinimumSpeed) * since
+          * configuration.offTravelFactor,
+        guide: ReturnGuide(configuration: configuration.returning),
+        reacquiring: state.reacquiring))
+    let spoken = detector.leave(time: time)
     let d = lateral.isFinite ? lateral : 0
     events.append(NavigationEvent(time: time, kind: .offRoute(distance: d, reason: reason)))
     guard spoken else { return }
@@ -825,16 +832,18 @@ public struct NavigationSession: Sendable {
   }
 
   private mutating func followOffRoute(
-    _ fix: Fix, point: Coordinate, course: Double?, dt: Double, accuracy: Double,
-    threshold: Double, into events: inout [NavigationEvent]
+    _ fix: Fix, _ off: SessionState.OffRoute, point: Coordinate, course: Double?, dt: Double,
+    accuracy: Double, threshold: Double, into events: inout [NavigationEvent]
   ) {
     let cf = configuration
-    detector.travel += max(speed, cf.offRouteMinimumSpeed) * dt
+    var off = off
+    off.travel += max(speed, cf.offRouteMinimumSpeed) * dt
+    state = .offRoute(off)
     // The vehicle can only have rejoined where it could have driven to since leaving.
     let ahead = min(
-      detector.travel * cf.rejoinTravelFactor + cf.rejoinMargin + cf.windowAccuracyAhead * accuracy,
+      off.travel * cf.rejoinTravelFactor + cf.rejoinMargin + cf.windowAccuracyAhead * accuracy,
       cf.rejoinReach)
-    let anchor = detector.anchor
+    let anchor = off.anchor
     let query = MatchQuery(
       point: point, course: course,
       window: (anchor - cf.rejoinBehind - cf.windowAccuracyBehind * accuracy)...(anchor + ahead),
@@ -855,22 +864,33 @@ public struct NavigationSession: Sendable {
           && ($0.headingError ?? 0) < cf.rejoinHeadingDegrees
       } ?? false
     guard detector.observeReturn(close: close), let c = best else { return }
-    phase = .onRoute
-    lastMatchTime = fix.time
-    distanceAlong = c.s
-    segmentHint = c.segment
+    rejoin(at: c, time: fix.time, reacquiring: off.reacquiring)
     events.append(NavigationEvent(time: fix.time, kind: .onRoute))
     announce(
       .backOnRoute, kind: .onRoute, step: currentStep, id: "onroute.\(detector.count)",
       time: fix.time, into: &events)
     // Rejoining ahead skips maneuvers that were bypassed: they are never announced.
-    let step = geometry.step(containing: distanceAlong, from: currentStep)
-    if step > currentStep {
-      for i in currentStep..<step { scheduler.said[i] = .passed }
-      currentStep = step
-      events.append(NavigationEvent(time: fix.time, kind: .step(step)))
-      stepStarted(step, time: fix.time, into: &events)
-    }
+    skipTo(
+      step: geometry.step(containing: distanceAlong, from: currentStep), time: fix.time,
+      into: &events)
+  }
+
+  /// Back on the route (from beside it or off it), matched at `c`.
+  private mutating func rejoin(at c: MatchCandidate, time: Double, reacquiring: Bool) {
+    state = .onRoute(.init(reacquiring: reacquiring))
+    lastMatchTime = time
+    distanceAlong = c.s
+    segmentHint = c.segment
+  }
+
+  /// Makes `step` the current one when it is ahead: the steps before it are behind the vehicle,
+  /// never announced.
+  private mutating func skipTo(step: Int, time: Double, into events: inout [NavigationEvent]) {
+    guard step > currentStep else { return }
+    for i in currentStep..<step { scheduler.said[i] = .passed }
+    currentStep = step
+    events.append(NavigationEvent(time: time, kind: .step(step)))
+    stepStarted(step, time: time, into: &events)
   }
 
   // MARK: - Steps and arrival
@@ -936,14 +956,12 @@ public struct NavigationSession: Sendable {
     let reach =
       speed < configuration.standingBelow
       ? min(configuration.arrivalRadiusLimit, radius + lastAccuracy) : radius
-    if remaining <= reach || straight <= reach {
-      arrivalEvidence += 1
-    } else {
-      arrivalEvidence = 0
-    }
+    guard case .onRoute(var on) = state else { return }
+    on.arrivalEvidence = remaining <= reach || straight <= reach ? on.arrivalEvidence + 1 : 0
+    state = .onRoute(on)
     // One noisy fix near the end is not an arrival; two in a row, or passing the end, are.
-    guard passed || arrivalEvidence >= configuration.arrivalFixes else { return }
-    phase = .arrived
+    guard passed || on.arrivalEvidence >= configuration.arrivalFixes else { return }
+    state = .arrived
     scheduler.said[lastStep] = .passed
     announce(
       .arrive(destination: document.destination.name), kind: .arrive, step: lastStep,

@@ -8,10 +8,6 @@ struct OffRouteDetector: Sendable {
   let configuration: GuidanceConfiguration
   /// Departures from the route so far; they number the `offroute` announcement ids.
   private(set) var count = 0
-  /// Metres along the route where the vehicle left it: the rejoin search starts there.
-  var anchor = 0.0
-  /// Metres the vehicle may have travelled since leaving (bounds the rejoin search).
-  var travel = 0.0
   private var evidence = 0
   private var since: Double?
   private var backward: WrongWayRule
@@ -75,12 +71,10 @@ struct OffRouteDetector: Sendable {
     return back ? .wrongWay : nil
   }
 
-  /// Records a departure at `time`, the vehicle last matched at `distanceAlong`; returns
-  /// whether it should be spoken (warnings are spaced by `offRouteAnnouncementInterval`).
-  mutating func leave(time: Double, distanceAlong: Double, travelledSince: Double) -> Bool {
+  /// Records a departure at `time`; returns whether it should be spoken (warnings are spaced by
+  /// `offRouteAnnouncementInterval`).
+  mutating func leave(time: Double) -> Bool {
     count += 1
-    anchor = distanceAlong
-    travel = travelledSince
     returning.reset()
     suspend()
     if let last = lastWarning, time - last < configuration.offRouteAnnouncementInterval {
