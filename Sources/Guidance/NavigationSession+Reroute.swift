@@ -48,8 +48,8 @@ extension NavigationSession {
     next.revision = revision
     next.routeReason = .reroute
     next.state = .acquiring(.newRoute(announced: announce))
-    next.speed = speed
-    next.fixInterval = fixInterval
+    next.fixes.speed = speed
+    next.fixes.interval = fixInterval
     next.detector = detector.carriedOver()
     next.guidesBack = guidesBack
     let tiers: AnnouncementFlags = [.prepare, .approach, .now]

@@ -45,21 +45,12 @@ public struct NavigationSession: Sendable {
   private var speedPeak = SpeedPeak()
   /// When the last step began (a maneuver passed).
   private var stepTime: Double?
-  /// When resuming: the time of the last input handled before the restart.
-  ///
-  /// Inputs up to it, that one included, were handled already.
-  private var resumedThrough: Double?
-  private var lastValidFix: Fix?
-  /// The newest valid fix's time among every epoch given, handled or skipped: GPS loss falls
-  /// due `gpsLostAfter` after it (``nextSilenceCheck(now:)``).
-  private var newestFixTime: Double?
-  private var lastInputTime: Double?
-  var speed = 0.0
-  var fixInterval = 1.0
+  /// What the receiver's epochs said so far: times, speed, accuracy, losses, glitches.
+  var fixes = FixHistory()
+  var speed: Double { fixes.speed }
+  var fixInterval: Double { fixes.interval }
 
-  // GPS state.
-  private(set) public var gpsLost = false
-  private var gpsLossCount = 0
+  public var gpsLost: Bool { fixes.lost }
 
   var detector: OffRouteDetector
   /// Whether ``ingest(_:)`` itself makes the `return` announcements of a vehicle off its route.
@@ -71,10 +62,7 @@ public struct NavigationSession: Sendable {
   /// Recent distances from the route and courses: a departure, a receiver's bias, a corner.
   private var deviation: DeviationModel
   /// Fixes discarded as glitches (farther from the last one than the vehicle can go).
-  private(set) public var discardedFixes = 0
-  private var discardStreak = 0
-  /// Accuracy (68 %, metres) of the last fix used.
-  private var lastAccuracy = 0.0
+  public var discardedFixes: Int { fixes.discarded }
 
   /// Number of announcements made so far (state is saved when it changes).
   private(set) public var announcementCount = 0
@@ -227,11 +215,12 @@ public struct NavigationSession: Sendable {
     }
     return Snapshot(
       routeIndex: routeIndex, distanceAlong: along, currentStep: currentStep,
-      said: scheduler.said, phase: phase, lastFixTime: lastValidFix?.time, speed: speed,
+      said: scheduler.said, phase: phase, lastFixTime: fixes.last?.time, speed: speed,
       lastAnnouncementTime: scheduler.lastAnnouncement?.time,
       lastAnnouncementStep: scheduler.lastAnnouncement?.step,
-      gpsLost: gpsLost, gpsLossCount: gpsLossCount, offRouteCount: detector.count,
-      lastInputTime: lastInputTime, lastMatchTime: lastMatchTime, reckonedSteps: reckonedSteps,
+      gpsLost: gpsLost, gpsLossCount: fixes.losses, offRouteCount: detector.count,
+      lastInputTime: fixes.lastInputTime, lastMatchTime: lastMatchTime,
+      reckonedSteps: reckonedSteps,
       returning: returning)
   }
 
@@ -278,21 +267,21 @@ public struct NavigationSession: Sendable {
     scheduler.said = snapshot.said
     detector = OffRouteDetector(
       configuration: configuration, count: max(0, snapshot.offRouteCount))
-    speed = snapshot.speed.isFinite ? max(0, snapshot.speed) : 0
+    fixes.speed = snapshot.speed.isFinite ? max(0, snapshot.speed) : 0
     segmentHint = geometry.segment(containing: distanceAlong, from: 0)
     if let t = snapshot.lastAnnouncementTime, let s = snapshot.lastAnnouncementStep {
       scheduler.lastAnnouncement = (t, s)
     }
     ahead.resume(
       at: distanceAlong, lead: configuration.limits(for: route.transportType).approachMaximum)
-    gpsLost = snapshot.gpsLost
-    gpsLossCount = max(0, snapshot.gpsLossCount)
-    resumedThrough = snapshot.lastInputTime ?? snapshot.lastFixTime
+    fixes.lost = snapshot.gpsLost
+    fixes.losses = max(0, snapshot.gpsLossCount)
+    fixes.resumedThrough = snapshot.lastInputTime ?? snapshot.lastFixTime
     lastMatchTime = snapshot.lastMatchTime
     if let t = snapshot.lastFixTime, t.isFinite {
       // Epochs older than the saved state were already handled before the restart.
-      lastInputTime = t
-      lastValidFix = Fix(
+      fixes.lastInputTime = t
+      fixes.last = Fix(
         time: t, coordinate: geometry.coordinate(at: distanceAlong, hint: segmentHint),
         speed: speed)
     }
@@ -301,7 +290,7 @@ public struct NavigationSession: Sendable {
       reckoning = .carrying(
         reckoner(
           since: since, speed: v, newest: snapshot.lastFixTime ?? since,
-          after: resumedThrough ?? since, passed: snapshot.reckonedSteps))
+          after: fixes.resumedThrough ?? since, passed: snapshot.reckonedSteps))
     }
   }
 
@@ -317,49 +306,44 @@ public struct NavigationSession: Sendable {
   /// Takes one receiver epoch and appends what happened to `events`, so a caller guiding a
   /// batch of epochs fills one array instead of allocating one per epoch.
   public mutating func ingest(_ fix: Fix, into events: inout [NavigationEvent]) {
-    if fix.isValid, fix.coordinate != nil {
-      newestFixTime = max(newestFixTime ?? fix.time, fix.time)
-    }
-    if let last = lastInputTime, fix.time < last { return }
-    if let r = resumedThrough, fix.time <= r { return }
+    guard fixes.take(fix) else { return }
     if !started {
       started = true
       events.append(NavigationEvent(time: fix.time, kind: .route(summary)))
     }
     if arrived {
-      lastInputTime = fix.time
+      fixes.lastInputTime = fix.time
       return
     }
     // A gap with no input at all counts as silence up to the new epoch; an epoch without a
     // position is one more moment of it.
     let usable = fix.isValid && fix.coordinate != nil
     passSilence(until: fix.time, reckonThrough: fix.time, inclusive: !usable, into: &events)
-    lastInputTime = fix.time
+    fixes.lastInputTime = fix.time
     guard usable, let point = fix.coordinate else { return }
 
-    if gpsLost {
-      gpsLost = false
+    if fixes.lost {
+      fixes.lost = false
       events.append(NavigationEvent(time: fix.time, kind: .gps(.acquired)))
       announce(
-        .gpsAcquired, kind: .gps, step: currentStep, id: "gps.\(gpsLossCount).acquired",
+        .gpsAcquired, kind: .gps, step: currentStep, id: "gps.\(fixes.losses).acquired",
         time: fix.time, into: &events)
     }
 
-    let dt = lastValidFix.map { min(configuration.longestGap, max(0, fix.time - $0.time)) } ?? 0
-    let accuracy = accuracyOf(fix)
-    if isGlitch(fix, point: point, dt: dt, accuracy: accuracy) {
-      discardStreak += 1
-      discardedFixes += 1
+    let dt = fixes.gap(to: fix, configuration)
+    let accuracy = FixHistory.accuracy(of: fix, configuration)
+    if fixes.discards(
+      fix, point: point, dt: dt, accuracy: accuracy, departed: phase.departed, configuration)
+    {
       return
     }
-    discardStreak = 0
     let estimate = endReckoning()
-    lastAccuracy = accuracy
+    fixes.accuracy = accuracy
     // After a gap the vehicle went on at about the speed it had before (its peak, as dead
     // reckoning takes it), whatever the speed of the fix that ends the gap.
     let gap = dt > configuration.gpsLostAfter
     let peak = gap ? speedPeak.speed(span: configuration.reckonPeakSeconds) : 0
-    updateSpeed(fix, point: point, dt: dt)
+    fixes.updateSpeed(fix, point: point, dt: dt, configuration)
     speedPeak.note(speed, time: fix.time)
     let carried = gap ? max(speed, peak) : speed
     let threshold = max(
@@ -394,8 +378,8 @@ public struct NavigationSession: Sendable {
         dt: dt, carried: carried, accuracy: accuracy, threshold: threshold, standing: standing,
         into: &events)
     }
-    let previous = lastValidFix
-    lastValidFix = fix
+    let previous = fixes.last
+    fixes.last = fix
     settle(after: estimate, time: fix.time)
     if phase == .offRoute {
       followReturn(point: point, course: trustedCourse, time: fix.time)
@@ -450,7 +434,7 @@ public struct NavigationSession: Sendable {
   /// Dead reckoning lasts ``deadReckoningLimit`` seconds after the newest fix, for a departed
   /// vehicle on the route that was moving at `trustCourseAbove`.
   public func nextSilenceCheck(now: Double) -> SilenceCheck? {
-    guard started, !arrived, let last = newestFixTime else { return nil }
+    guard started, !arrived, let last = fixes.newestTime else { return nil }
     let lossDue = gpsLost ? nil : last + configuration.gpsLostAfter
     let carried =
       phase == .onRoute && reckonSpeed != nil && now < last + Self.deadReckoningLimit
@@ -461,15 +445,15 @@ public struct NavigationSession: Sendable {
   // MARK: - GPS loss
 
   private mutating func checkLoss(at time: Double, into events: inout [NavigationEvent]) {
-    guard !gpsLost, let last = lastValidFix else { return }
+    guard !gpsLost, let last = fixes.last else { return }
     let lostAt = last.time + configuration.gpsLostAfter
     guard time >= lostAt else { return }
-    gpsLost = true
-    gpsLossCount += 1
+    fixes.lost = true
+    fixes.losses += 1
     detector.suspend()
     events.append(NavigationEvent(time: lostAt, kind: .gps(.lost)))
     announce(
-      .gpsLost, kind: .gps, step: currentStep, id: "gps.\(gpsLossCount).lost", time: lostAt,
+      .gpsLost, kind: .gps, step: currentStep, id: "gps.\(fixes.losses).lost", time: lostAt,
       into: &events)
   }
 
@@ -483,7 +467,7 @@ public struct NavigationSession: Sendable {
     until time: Double, reckonThrough: Double, inclusive: Bool,
     into events: inout [NavigationEvent]
   ) {
-    if !gpsLost, let last = lastValidFix, time >= last.time + configuration.gpsLostAfter {
+    if !gpsLost, let last = fixes.last, time >= last.time + configuration.gpsLostAfter {
       let lostAt = last.time + configuration.gpsLostAfter
       if reckonThrough < lostAt {
         deadReckon(by: reckonThrough, inclusive: inclusive, into: &events)
@@ -500,7 +484,7 @@ public struct NavigationSession: Sendable {
   /// was standing or creeping, which stays where it was.
   private var reckonSpeed: Double? {
     if speed >= configuration.trustCourseAbove { return speed }
-    if speed == 0, lastValidFix?.speed == nil, plannedSpeed > 0 { return plannedSpeed }
+    if speed == 0, fixes.last?.speed == nil, plannedSpeed > 0 { return plannedSpeed }
     return nil
   }
 
@@ -544,8 +528,8 @@ public struct NavigationSession: Sendable {
         let v = reckonSpeed
       else { return }
       r = reckoner(
-        since: since, speed: v, newest: lastValidFix?.time ?? since,
-        after: max(lastInputTime ?? since, since))
+        since: since, speed: v, newest: fixes.last?.time ?? since,
+        after: max(fixes.lastInputTime ?? since, since))
       if case .settling(let floor, _) = reckoning { r.floor = floor }
     }
     let c = configuration
@@ -608,48 +592,6 @@ public struct NavigationSession: Sendable {
 
   // MARK: - Matching
 
-  private func accuracyOf(_ fix: Fix) -> Double {
-    max(configuration.accuracyFloor, reportedAccuracy(fix))
-  }
-
-  private func reportedAccuracy(_ fix: Fix) -> Double {
-    if let a = fix.horizontalAccuracy, a.isFinite, a > 0 {
-      return max(configuration.minimumReportedAccuracy, a)
-    }
-    if let h = fix.hdop, h.isFinite, h > 0 {
-      return max(configuration.minimumHDOPAccuracy, h * configuration.hdopToMetres)
-    }
-    return configuration.defaultAccuracy
-  }
-
-  /// Whether `fix` is farther from the last fix than the vehicle can have gone since: a
-  /// single-fix glitch, not matched.
-  ///
-  /// Only between fixes close in time (a gap lets the vehicle go anywhere), and never more than
-  /// `glitchStreak` fixes in a row.
-  private func isGlitch(_ fix: Fix, point: Coordinate, dt: Double, accuracy: Double) -> Bool {
-    guard phase.departed, discardStreak < configuration.glitchStreak, dt > 0,
-      dt <= configuration.gpsLostAfter, let last = lastValidFix?.coordinate
-    else { return false }
-    let c = configuration
-    let v = max(speed, fix.speed ?? 0) + c.glitchAcceleration * dt
-    let allowed = v * dt + max(c.glitchMinimum, c.glitchAccuracyFactor * accuracy)
-    return last.distance(to: point, exceeds: allowed)
-  }
-
-  private mutating func updateSpeed(_ fix: Fix, point: Coordinate, dt: Double) {
-    if let v = fix.speed, v.isFinite, v >= 0 {
-      speed = v
-    } else if let last = lastValidFix?.coordinate, dt > 0, dt <= configuration.speedGapLimit {
-      let w = configuration.positionSpeedWeight
-      speed = (1 - w) * speed + w * last.distance(to: point) / dt
-    }
-    if dt > 0 && dt <= configuration.intervalGapLimit {
-      let w = configuration.fixIntervalWeight
-      fixInterval = (1 - w) * fixInterval + w * dt
-    }
-  }
-
   private mutating func depart(
     _ fix: Fix, start: SessionState.Start, point: Coordinate, course: Double?, threshold: Double,
     into events: inout [NavigationEvent]
@@ -701,7 +643,7 @@ public struct NavigationSession: Sendable {
           || ($0.s > 0
             && deviation.isBias(
               lateral: $0.lateral, course: course, match: $0, time: fix.time,
-              accuracy: lastAccuracy))
+              accuracy: fixes.accuracy))
       } ?? false
     guard detector.observeReturn(close: close), let c = best else { return }
     rejoin(at: c, time: fix.time, reacquiring: reacquiring)
@@ -955,7 +897,7 @@ public struct NavigationSession: Sendable {
     // A vehicle standing near the end is as far from it as its fixes' error may put it.
     let reach =
       speed < configuration.standingBelow
-      ? min(configuration.arrivalRadiusLimit, radius + lastAccuracy) : radius
+      ? min(configuration.arrivalRadiusLimit, radius + fixes.accuracy) : radius
     guard case .onRoute(var on) = state else { return }
     on.arrivalEvidence = remaining <= reach || straight <= reach ? on.arrivalEvidence + 1 : 0
     state = .onRoute(on)
@@ -979,10 +921,10 @@ public struct NavigationSession: Sendable {
     guard
       let p = scheduler.due(
         step: currentStep, time: time, position: position, speed: speed,
-        fixInterval: fixInterval, uncertainty: lastAccuracy)
+        fixInterval: fixInterval, uncertainty: fixes.accuracy)
         ?? scheduler.dueAhead(
           step: currentStep, time: time, position: position, speed: speed,
-          fixInterval: fixInterval, uncertainty: lastAccuracy)
+          fixInterval: fixInterval, uncertainty: fixes.accuracy)
     else { return }
     announce(
       p.message, kind: p.kind, step: p.step, id: p.id, time: time, distance: p.distance,

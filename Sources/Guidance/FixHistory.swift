@@ -1,0 +1,96 @@
+import Geodesy
+import GuidanceSettings
+
+/// What the receiver's epochs said so far, as guidance uses them: the times of the newest input
+/// and fix, the last valid fix with the speed, interval and accuracy it gives, the GPS losses,
+/// and the fixes discarded as glitches.
+struct FixHistory: Sendable {
+  /// The last valid fix used.
+  var last: Fix?
+  /// The newest valid fix's time among every epoch given, handled or skipped: GPS loss falls
+  /// due `gpsLostAfter` after it.
+  var newestTime: Double?
+  /// Time of the last input handled, a fix or not.
+  var lastInputTime: Double?
+  /// When resuming: the time of the last input handled before the restart (inputs up to it,
+  /// that one included, were handled already).
+  var resumedThrough: Double?
+  /// Metres per second (the fixes', smoothed), seconds between fixes (smoothed), and the
+  /// accuracy (68 %, metres) of the last fix used.
+  var speed = 0.0
+  var interval = 1.0
+  var accuracy = 0.0
+  /// Whether the GPS is lost (its loss said), and the losses so far (they number `gps` ids).
+  var lost = false
+  var losses = 0
+  /// Fixes discarded as glitches (farther from the last one than the vehicle can go): in all,
+  /// and in a row.
+  var discarded = 0
+  private var discardStreak = 0
+
+  /// Notes an epoch; returns whether it is to be handled (not older than the last handled, not
+  /// handled before a restart).
+  mutating func take(_ fix: Fix) -> Bool {
+    if fix.isValid, fix.coordinate != nil { newestTime = max(newestTime ?? fix.time, fix.time) }
+    if let t = lastInputTime, fix.time < t { return false }
+    if let r = resumedThrough, fix.time <= r { return false }
+    return true
+  }
+
+  /// Seconds from the last valid fix to `fix` (at most `longestGap`; 0 for the first).
+  func gap(to fix: Fix, _ c: GuidanceConfiguration) -> Double {
+    last.map { min(c.longestGap, max(0, fix.time - $0.time)) } ?? 0
+  }
+
+  /// The accuracy (68 %, metres) guidance takes for `fix`.
+  static func accuracy(of fix: Fix, _ c: GuidanceConfiguration) -> Double {
+    if let a = fix.horizontalAccuracy, a.isFinite, a > 0 {
+      return max(c.accuracyFloor, c.minimumReportedAccuracy, a)
+    }
+    if let h = fix.hdop, h.isFinite, h > 0 {
+      return max(c.accuracyFloor, c.minimumHDOPAccuracy, h * c.hdopToMetres)
+    }
+    return max(c.accuracyFloor, c.defaultAccuracy)
+  }
+
+  /// Whether `fix` is farther from the last fix than the vehicle can have gone since: a
+  /// single-fix glitch, counted and not used.
+  ///
+  /// Only once `departed`, between fixes close in time (a gap lets the vehicle go anywhere), and
+  /// never more than `glitchStreak` fixes in a row.
+  mutating func discards(
+    _ fix: Fix, point: Coordinate, dt: Double, accuracy: Double, departed: Bool,
+    _ c: GuidanceConfiguration
+  ) -> Bool {
+    guard departed, discardStreak < c.glitchStreak, dt > 0, dt <= c.gpsLostAfter,
+      let previous = last?.coordinate
+    else {
+      discardStreak = 0
+      return false
+    }
+    let v = max(speed, fix.speed ?? 0) + c.glitchAcceleration * dt
+    let allowed = v * dt + max(c.glitchMinimum, c.glitchAccuracyFactor * accuracy)
+    guard previous.distance(to: point, exceeds: allowed) else {
+      discardStreak = 0
+      return false
+    }
+    discardStreak += 1
+    discarded += 1
+    return true
+  }
+
+  /// Takes the speed of `fix` (or the one its distance from the last fix gives) and the
+  /// interval since it, `dt` seconds.
+  mutating func updateSpeed(_ fix: Fix, point: Coordinate, dt: Double, _ c: GuidanceConfiguration) {
+    if let v = fix.speed, v.isFinite, v >= 0 {
+      speed = v
+    } else if let previous = last?.coordinate, dt > 0, dt <= c.speedGapLimit {
+      let w = c.positionSpeedWeight
+      speed = (1 - w) * speed + w * previous.distance(to: point) / dt
+    }
+    if dt > 0 && dt <= c.intervalGapLimit {
+      let w = c.fixIntervalWeight
+      interval = (1 - w) * interval + w * dt
+    }
+  }
+}
