@@ -93,4 +93,13 @@ struct FixHistory: Sendable {
       interval = (1 - w) * interval + w * dt
     }
   }
+
+  /// The speed a vehicle without fixes is carried at: the one it had when moving, the route's
+  /// `planned` speed when no fix ever said (no speed, none to derive); `nil` for a vehicle that
+  /// was standing or creeping, which stays where it was.
+  func carriedSpeed(planned: Double, _ c: GuidanceConfiguration) -> Double? {
+    if speed >= c.trustCourseAbove { return speed }
+    if speed == 0, last?.speed == nil, planned > 0 { return planned }
+    return nil
+  }
 }

@@ -31,7 +31,7 @@ extension NavigationSession {
     guard d <= lead + v * speech else { return }
     // Too close to end its sentence `aheadMinimumLeadSeconds` before the object: never late.
     if d < v * (speech + c.aheadMinimumLeadSeconds) { return ahead.settle(i) }
-    if let last = scheduler.lastAnnouncement, time - last.time < c.aheadQuietSeconds { return }
+    if scheduler.spoke(within: c.aheadQuietSeconds, of: time) { return }
     if holdsForManeuver(speed: v, speech: speech) { return }
     ahead.settle(i)
     announce(
@@ -108,9 +108,7 @@ extension NavigationSession {
   /// the announcement would not end `aheadQuietSeconds` before that prompt falls due.
   private mutating func holdsForManeuver(speed v: Double, speech: Double) -> Bool {
     let m = currentStep
-    let final: AnnouncementFlags = m == lastStep ? .approach : .now
-    let said = scheduler.said[m]
-    if said.contains(final) || said.contains(.mergedFinal) { return true }
+    if scheduler.saidFinal(m) { return true }
     let toManeuver = geometry.stepEnd[m] - distanceAlong
     let lead = scheduler.finalLead(step: m, speed: v)
     return toManeuver - v * (speech + configuration.aheadQuietSeconds) < lead

@@ -52,7 +52,6 @@ extension NavigationSession {
     next.fixes.interval = fixInterval
     next.detector = detector.carriedOver()
     next.guidesBack = guidesBack
-    let tiers: AnnouncementFlags = [.prepare, .approach, .now]
     let old = route.steps
     for k in 1..<next.route.steps.count {
       guard let point = next.route.steps[k].polyline.last else { continue }
@@ -60,7 +59,7 @@ extension NavigationSession {
         guard let o = old[j].polyline.last, o.distance(to: point) <= Self.sameManeuverDistance,
           old[j].instructions == next.route.steps[k].instructions
         else { continue }
-        next.scheduler.said[k].formUnion(scheduler.said[j].intersection(tiers))
+        next.scheduler.carryOver(k, from: scheduler, step: j)
         break
       }
     }
@@ -73,13 +72,11 @@ extension NavigationSession {
   /// The "new route" announcement, once, for the maneuver ahead after a reroute's first match.
   mutating func announceNewRoute(time: Double, into events: inout [NavigationEvent]) {
     let m = currentStep
-    guard m >= 1, m <= lastStep, !scheduler.said[m].contains(.now) else { return }
+    guard m >= 1, m <= lastStep, !scheduler.saidNow(m) else { return }
     let d = max(0, geometry.stepEnd[m] - distanceAlong)
     announce(
       .newRoute(instructions: route.steps[m].instructions, distance: d), kind: .reroute, step: m,
       id: "reroute", time: time, distance: d, into: &events)
-    // It stands for the early announcement; the closer ones follow as usual.
-    scheduler.said[m].insert(.prepare)
-    scheduler.lastAnnouncement = (time, m)
+    scheduler.saidNewRoute(m, time: time)
   }
 }

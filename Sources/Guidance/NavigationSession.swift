@@ -39,12 +39,7 @@ public struct NavigationSession: Sendable {
   /// Time of the last fix that moved the matched position (or confirmed it).
   private var lastMatchTime: Double?
   /// The position of a vehicle without fixes, carried along the route (``DeadReckoning``).
-  private var reckoning = Reckoning.off
-  /// The highest recent speed: a vehicle that lost its fixes after a maneuver (or passes one
-  /// on the estimate) is taken to speed up to it again.
-  private var speedPeak = SpeedPeak()
-  /// When the last step began (a maneuver passed).
-  private var stepTime: Double?
+  private var reckoner = Reckoner()
   /// What the receiver's epochs said so far: times, speed, accuracy, losses, glitches.
   var fixes = FixHistory()
   var speed: Double { fixes.speed }
@@ -209,7 +204,7 @@ public struct NavigationSession: Sendable {
     // Without fixes, the last matched position: a restart carries the vehicle on from there.
     var along = distanceAlong
     var reckonedSteps = 0
-    if case .carrying(let r) = reckoning {
+    if let r = reckoner.carrying {
       along = r.anchorAlong
       reckonedSteps = r.passed
     }
@@ -264,14 +259,15 @@ public struct NavigationSession: Sendable {
     routeReason = .resume
     distanceAlong = snapshot.distanceAlong
     currentStep = snapshot.currentStep
-    scheduler.said = snapshot.said
+    scheduler.resume(
+      said: snapshot.said,
+      last: snapshot.lastAnnouncementTime.flatMap { t in
+        snapshot.lastAnnouncementStep.map { (t, $0) }
+      })
     detector = OffRouteDetector(
       configuration: configuration, count: max(0, snapshot.offRouteCount))
     fixes.speed = snapshot.speed.isFinite ? max(0, snapshot.speed) : 0
     segmentHint = geometry.segment(containing: distanceAlong, from: 0)
-    if let t = snapshot.lastAnnouncementTime, let s = snapshot.lastAnnouncementStep {
-      scheduler.lastAnnouncement = (t, s)
-    }
     ahead.resume(
       at: distanceAlong, lead: configuration.limits(for: route.transportType).approachMaximum)
     fixes.lost = snapshot.gpsLost
@@ -287,10 +283,11 @@ public struct NavigationSession: Sendable {
     }
     // Restarted without fixes after passing a maneuver on the estimate: it is not passed twice.
     if snapshot.reckonedSteps > 0, let since = lastMatchTime, let v = reckonSpeed {
-      reckoning = .carrying(
-        reckoner(
-          since: since, speed: v, newest: snapshot.lastFixTime ?? since,
-          after: fixes.resumedThrough ?? since, passed: snapshot.reckonedSteps))
+      reckoner.mode = .carrying(
+        reckoner.start(
+          since: since, along: distanceAlong, speed: v, newest: snapshot.lastFixTime ?? since,
+          after: fixes.resumedThrough ?? since, passed: snapshot.reckonedSteps,
+          fixInterval: fixInterval, configuration))
     }
   }
 
@@ -342,9 +339,9 @@ public struct NavigationSession: Sendable {
     // After a gap the vehicle went on at about the speed it had before (its peak, as dead
     // reckoning takes it), whatever the speed of the fix that ends the gap.
     let gap = dt > configuration.gpsLostAfter
-    let peak = gap ? speedPeak.speed(span: configuration.reckonPeakSeconds) : 0
+    let peak = gap ? reckoner.peak.speed(span: configuration.reckonPeakSeconds) : 0
     fixes.updateSpeed(fix, point: point, dt: dt, configuration)
-    speedPeak.note(speed, time: fix.time)
+    reckoner.peak.note(speed, time: fix.time)
     let carried = gap ? max(speed, peak) : speed
     let threshold = max(
       configuration.offRouteMinimumDistance, configuration.offRouteAccuracyFactor * accuracy)
@@ -380,7 +377,9 @@ public struct NavigationSession: Sendable {
     }
     let previous = fixes.last
     fixes.last = fix
-    settle(after: estimate, time: fix.time)
+    reckoner.settle(
+      after: estimate, time: fix.time, along: distanceAlong, onRoute: phase == .onRoute,
+      configuration)
     if phase == .offRoute {
       followReturn(point: point, course: trustedCourse, time: fix.time)
     }
@@ -479,31 +478,7 @@ public struct NavigationSession: Sendable {
     deadReckon(by: reckonThrough, inclusive: inclusive, into: &events)
   }
 
-  /// The speed a vehicle without fixes is carried at: the one it had when moving, the route's
-  /// planned speed when no fix ever said (no speed, none to derive); `nil` for a vehicle that
-  /// was standing or creeping, which stays where it was.
-  private var reckonSpeed: Double? {
-    if speed >= configuration.trustCourseAbove { return speed }
-    if speed == 0, fixes.last?.speed == nil, plannedSpeed > 0 { return plannedSpeed }
-    return nil
-  }
-
-  private func reckoner(
-    since: Double, speed v: Double, newest: Double, after: Double, passed: Int = 0
-  ) -> DeadReckoning {
-    let c = configuration
-    let start = max(c.reckonStart, 1.5 * fixInterval, newest - since + c.reckonStart)
-    // Steady for the last seconds, and no maneuver passed since its peak (it did not slow
-    // for one): it keeps its speed.
-    let steady =
-      stepTime.map { since - $0 > c.reckonPeakSeconds } ?? true
-      && speedPeak.steady(at: v, fraction: c.reckonSteadyFraction, recent: c.reckonSteadySeconds)
-    return DeadReckoning(
-      anchorTime: since, anchorAlong: distanceAlong, speed: v,
-      cruise: speedPeak.speed(span: c.reckonPeakSeconds),
-      acceleration: c.reckonAcceleration, step: c.reckonStep, start: start, after: after,
-      passed: passed, steady: steady)
-  }
+  private var reckonSpeed: Double? { fixes.carriedSpeed(planned: plannedSpeed, configuration) }
 
   /// Carries a vehicle without fixes along the route from its last matched position, one
   /// estimate per `reckonStep` due by `time`: each moves the position, passes steps, makes the
@@ -518,7 +493,7 @@ public struct NavigationSession: Sendable {
   ) {
     guard phase == .onRoute else { return }
     var r: DeadReckoning
-    if case .carrying(let carried) = reckoning {
+    if let carried = reckoner.carrying {
       r = carried
     } else {
       // No estimate is due before `reckonStart` after the last match (`DeadReckoning.next`):
@@ -527,10 +502,10 @@ public struct NavigationSession: Sendable {
       guard let since = lastMatchTime, time >= since + configuration.reckonStart,
         let v = reckonSpeed
       else { return }
-      r = reckoner(
-        since: since, speed: v, newest: fixes.last?.time ?? since,
-        after: max(fixes.lastInputTime ?? since, since))
-      if case .settling(let floor, _) = reckoning { r.floor = floor }
+      r = reckoner.start(
+        since: since, along: distanceAlong, speed: v, newest: fixes.last?.time ?? since,
+        after: max(fixes.lastInputTime ?? since, since), fixInterval: fixInterval, configuration)
+      if case .settling(let floor, _) = reckoner.mode { r.floor = floor }
     }
     let c = configuration
     let first = events.count
@@ -559,35 +534,17 @@ public struct NavigationSession: Sendable {
     }
     for i in first..<events.count { events[i].estimated = true }
     // A reckoning starts with its first estimate (until then, a settling position stays).
-    if r.started { reckoning = .carrying(r) }
+    if r.started { reckoner.mode = .carrying(r) }
   }
 
   /// A usable fix after a stretch without: the position goes back to the last match, from
   /// which the fix is matched as after any gap; returns the last estimate, `nil` when there was
   /// none.
   private mutating func endReckoning() -> Double? {
-    guard case .carrying(let r) = reckoning else { return nil }
-    reckoning = .off
-    let estimate = max(distanceAlong, r.floor)
-    guard estimate > r.anchorAlong else { return nil }
-    distanceAlong = r.anchorAlong
+    guard let end = reckoner.end(at: distanceAlong) else { return nil }
+    distanceAlong = end.anchor
     segmentHint = geometry.segment(containing: distanceAlong, from: segmentHint)
-    return estimate
-  }
-
-  /// After the fix that ended a stretch without fixes: a vehicle placed behind the last
-  /// estimate is reported there until it passes it, and for `reckonSettleWindow` seconds the
-  /// position reported never steps back (``Reckoning/settling(floor:until:)``).
-  private mutating func settle(after estimate: Double?, time: Double) {
-    if let e = estimate {
-      reckoning = .settling(floor: e, until: time + configuration.reckonSettleWindow)
-    }
-    guard case .settling(let floor, let until) = reckoning else { return }
-    if phase != .onRoute || (distanceAlong >= floor && time >= until) {
-      reckoning = .off
-    } else if distanceAlong > floor {
-      reckoning = .settling(floor: distanceAlong, until: until)
-    }
+    return end.estimate
   }
 
   // MARK: - Matching
@@ -610,7 +567,7 @@ public struct NavigationSession: Sendable {
     }
     currentStep = geometry.step(containing: distanceAlong, from: 1)
     // Everything before the starting step is behind us: never an announcement for it.
-    for i in 0..<currentStep { scheduler.said[i] = .passed }
+    scheduler.markPassed(0..<currentStep)
     var advisories = route.advisoryNotices
     advisories.removeAll { $0.isEmpty }
     if case .departure = start,
@@ -829,7 +786,7 @@ public struct NavigationSession: Sendable {
   /// never announced.
   private mutating func skipTo(step: Int, time: Double, into events: inout [NavigationEvent]) {
     guard step > currentStep else { return }
-    for i in currentStep..<step { scheduler.said[i] = .passed }
+    scheduler.markPassed(currentStep..<step)
     currentStep = step
     events.append(NavigationEvent(time: time, kind: .step(step)))
     stepStarted(step, time: time, into: &events)
@@ -840,14 +797,14 @@ public struct NavigationSession: Sendable {
   private mutating func advanceSteps(time: Double, into events: inout [NavigationEvent]) {
     while currentStep < lastStep && distanceAlong > geometry.stepEnd[currentStep] {
       let passed = currentStep
-      scheduler.said[passed] = .passed
+      scheduler.markPassed(passed..<passed + 1)
       if let n = route.steps[passed].waypoint {
         announce(
           .waypoint(number: n), kind: .waypoint, step: passed, id: "s\(passed).waypoint",
           time: time, into: &events)
       }
       currentStep += 1
-      stepTime = time
+      reckoner.stepTime = time
       events.append(NavigationEvent(time: time, kind: .step(currentStep)))
       stepStarted(currentStep, time: time, into: &events)
     }
@@ -856,8 +813,7 @@ public struct NavigationSession: Sendable {
   /// Announcements that belong to the start of a step: a change of mode, the step's notice, and
   /// for long steps a "continue for …".
   private mutating func stepStarted(_ k: Int, time: Double, into events: inout [NavigationEvent]) {
-    guard !scheduler.said[k].contains(.stepStarted) else { return }
-    scheduler.said[k].insert(.stepStarted)
+    guard scheduler.beginStep(k) else { return }
     let step = route.steps[k]
     if k >= 2, step.transportType != route.steps[k - 1].transportType {
       announce(
@@ -904,7 +860,7 @@ public struct NavigationSession: Sendable {
     // One noisy fix near the end is not an arrival; two in a row, or passing the end, are.
     guard passed || on.arrivalEvidence >= configuration.arrivalFixes else { return }
     state = .arrived
-    scheduler.said[lastStep] = .passed
+    scheduler.markPassed(lastStep..<lastStep + 1)
     announce(
       .arrive(destination: document.destination.name), kind: .arrive, step: lastStep,
       id: "arrive", time: fix.time, into: &events)
@@ -956,10 +912,8 @@ public struct NavigationSession: Sendable {
     // Quiet after a maneuver announcement, and while the warning would not be over before
     // the maneuver's final prompt begins (its lead, the time to say it, and a margin).
     let message = AnnouncementMessage.overspeed(limit: value, unit: unit)
-    if let last = scheduler.lastAnnouncement, fix.time - last.time < c.speedWarningQuietSeconds {
-      return
-    }
-    if currentStep < lastStep, !scheduler.said[currentStep].contains(.now) {
+    if scheduler.spoke(within: c.speedWarningQuietSeconds, of: fix.time) { return }
+    if currentStep < lastStep, !scheduler.saidNow(currentStep) {
       let toManeuver = max(0, geometry.stepEnd[currentStep] - distanceAlong)
       let needed =
         c.nowLeadSeconds + phrasing.speechDuration(for: message) + c.speedWarningQuietSeconds
@@ -987,8 +941,7 @@ public struct NavigationSession: Sendable {
 
   private mutating func progress(_ point: Coordinate, _ fix: Fix) -> Progress {
     var distanceAlong = distanceAlong
-    if case .settling(let floor, _) = reckoning { distanceAlong = max(distanceAlong, floor) }
-    if case .carrying(let r) = reckoning { distanceAlong = max(distanceAlong, r.floor) }
+    distanceAlong = reckoner.reported(distanceAlong)
     let remaining = max(0, geometry.length - distanceAlong)
     let fraction = geometry.length > 0 ? remaining / geometry.length : 0
     let matched = geometry.coordinate(at: distanceAlong, hint: segmentHint)

@@ -1,4 +1,5 @@
 import GuidanceSettings
+
 /// The evidence for leaving the route and for coming back to it, fix by fix.
 ///
 /// A departure needs `offRouteFixes` consecutive fixes beyond the off-route distance lasting

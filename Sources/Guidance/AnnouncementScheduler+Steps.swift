@@ -1,0 +1,47 @@
+/// What the session asks and tells the scheduler about steps, instead of reading and writing
+/// ``AnnouncementScheduler/said`` itself.
+extension AnnouncementScheduler {
+  /// Marks `steps` as behind the vehicle: nothing more is said for them.
+  mutating func markPassed(_ steps: Range<Int>) {
+    for k in steps { said[k] = .passed }
+  }
+
+  /// Marks the start of step `k` as handled; returns whether it was not yet (its mode change,
+  /// notice and "continue for …" are due).
+  mutating func beginStep(_ k: Int) -> Bool {
+    said[k].insert(.stepStarted).inserted
+  }
+
+  /// Whether the final announcement of maneuver `m` was made (its own `now`).
+  func saidNow(_ m: Int) -> Bool { said[m].contains(.now) }
+
+  /// Whether maneuver `m`'s final prompt was said, its own or as the "then" of the one before
+  /// (an approach for the last one, the destination).
+  func saidFinal(_ m: Int) -> Bool {
+    said[m].contains(m == said.count - 1 ? .approach : .now) || said[m].contains(.mergedFinal)
+  }
+
+  /// Whether a maneuver announcement was made less than `seconds` before `time`.
+  func spoke(within seconds: Double, of time: Double) -> Bool {
+    lastAnnouncement.map { time - $0.time < seconds } ?? false
+  }
+
+  /// Maneuver `k` is the same as maneuver `j` of the route `old` guided before: what of its
+  /// prompts was said there is said here.
+  mutating func carryOver(_ k: Int, from old: AnnouncementScheduler, step j: Int) {
+    said[k].formUnion(old.said[j].intersection([.prepare, .approach, .now]))
+  }
+
+  /// The "new route" announcement was made at `time` for maneuver `m`: it stands for the early
+  /// announcement; the closer ones follow as usual.
+  mutating func saidNewRoute(_ m: Int, time: Double) {
+    said[m].insert(.prepare)
+    lastAnnouncement = (time, m)
+  }
+
+  /// Takes back what a saved session had said.
+  mutating func resume(said: [AnnouncementFlags], last: (time: Double, step: Int)?) {
+    self.said = said
+    if let last { lastAnnouncement = last }
+  }
+}

@@ -1,0 +1,74 @@
+import GuidanceSettings
+
+/// Dead reckoning's state in a session: what it does about a vehicle without fixes
+/// (``Reckoning``), the speeds the fixes gave (``SpeedPeak``), and when the last step began.
+struct Reckoner: Sendable {
+  var mode = Reckoning.off
+  /// The highest recent speed: a vehicle that lost its fixes after a maneuver (or passes one
+  /// on the estimate) is taken to speed up to it again.
+  var peak = SpeedPeak()
+  /// When the last step began (a maneuver passed).
+  var stepTime: Double?
+
+  /// The estimate under way, if any.
+  var carrying: DeadReckoning? {
+    guard case .carrying(let r) = mode else { return nil }
+    return r
+  }
+
+  /// Where to report a vehicle matched at `along`: never behind the estimate or the floor it
+  /// settles from.
+  func reported(_ along: Double) -> Double {
+    switch mode {
+    case .off: along
+    case .carrying(let r): max(along, r.floor)
+    case .settling(let floor, _): max(along, floor)
+    }
+  }
+
+  /// A reckoning from the match at `since` (seconds) and `along` (metres) at `speed` (m/s);
+  /// fixes came up to `newest`, inputs up to `after`, the estimate passed `passed` maneuvers.
+  func start(
+    since: Double, along: Double, speed v: Double, newest: Double, after: Double,
+    passed: Int = 0, fixInterval: Double, _ c: GuidanceConfiguration
+  ) -> DeadReckoning {
+    let start = max(c.reckonStart, 1.5 * fixInterval, newest - since + c.reckonStart)
+    // Steady for the last seconds, and no maneuver passed since its peak (it did not slow
+    // for one): it keeps its speed.
+    let steady =
+      stepTime.map { since - $0 > c.reckonPeakSeconds } ?? true
+      && peak.steady(at: v, fraction: c.reckonSteadyFraction, recent: c.reckonSteadySeconds)
+    return DeadReckoning(
+      anchorTime: since, anchorAlong: along, speed: v,
+      cruise: peak.speed(span: c.reckonPeakSeconds),
+      acceleration: c.reckonAcceleration, step: c.reckonStep, start: start, after: after,
+      passed: passed, steady: steady)
+  }
+
+  /// A usable fix after a stretch without, the vehicle estimated at `along`: the estimate ends;
+  /// returns where it was anchored and the last estimate, `nil` when there was none ahead of it.
+  mutating func end(at along: Double) -> (anchor: Double, estimate: Double)? {
+    guard case .carrying(let r) = mode else { return nil }
+    mode = .off
+    let estimate = max(along, r.floor)
+    guard estimate > r.anchorAlong else { return nil }
+    return (r.anchorAlong, estimate)
+  }
+
+  /// After the fix at `time` that ended a stretch without fixes (`estimate`, the last one): a
+  /// vehicle matched at `along` behind it is reported there until it passes it, and for
+  /// `reckonSettleWindow` seconds the position reported never steps back
+  /// (``Reckoning/settling(floor:until:)``); off the route, nothing settles.
+  mutating func settle(
+    after estimate: Double?, time: Double, along: Double, onRoute: Bool,
+    _ c: GuidanceConfiguration
+  ) {
+    if let e = estimate { mode = .settling(floor: e, until: time + c.reckonSettleWindow) }
+    guard case .settling(let floor, let until) = mode else { return }
+    if !onRoute || (along >= floor && time >= until) {
+      mode = .off
+    } else if along > floor {
+      mode = .settling(floor: along, until: until)
+    }
+  }
+}
