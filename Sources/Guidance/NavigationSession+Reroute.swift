@@ -20,8 +20,8 @@ extension NavigationSession {
   ///
   /// Announcement ids of revision n > 0 carry `v<n>`, so they never collide with earlier ones.
   public var routeRevision: Int {
-    get { revision }
-    set { revision = max(0, newValue) }
+    get { announcer.revision }
+    set { announcer.revision = max(0, newValue) }
   }
 
   /// The maneuver points of the steps not yet passed (the current step's first); built when
@@ -45,7 +45,7 @@ extension NavigationSession {
     var next = try NavigationSession(
       document: document, routeIndex: 0, phrasing: phrasing, configuration: configuration)
     next.started = true
-    next.revision = revision
+    next.announcer.revision = revision
     next.routeReason = .reroute
     next.state = .acquiring(.newRoute(announced: announce))
     next.fixes.speed = speed

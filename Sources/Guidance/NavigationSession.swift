@@ -60,18 +60,15 @@ public struct NavigationSession: Sendable {
   public var discardedFixes: Int { fixes.discarded }
 
   /// Number of announcements made so far (state is saved when it changes).
-  private(set) public var announcementCount = 0
+  public var announcementCount: Int { announcer.count }
 
   var scheduler: AnnouncementScheduler
   /// The speed limit where the vehicle is (`PROGRESS`'s `speedLimit`).
   var roadWatch: RoadWatch
-  /// Over the limit or not, and what of it was said (`speed` announcements).
-  var overspeed = OverspeedWatch()
   /// The road objects ahead: announced (`ahead`) and published (`PROGRESS`'s `ahead`).
   var ahead: AheadWatch
-  /// The route's revision: 0 for the route guidance started with, n for the n-th route applied
-  /// since (select, load, reload, reroute).
-  var revision = 0
+  /// Turns announcements into events.
+  var announcer: Announcer
   /// Why this route is followed (the `ROUTE` event's `reason`).
   public var routeReason = RouteReason.start
 
@@ -92,6 +89,7 @@ public struct NavigationSession: Sendable {
     self.deviation = DeviationModel(configuration: configuration, geometry: geometry)
     self.configuration = configuration
     self.phrasing = phrasing
+    self.announcer = Announcer(phrasing: phrasing, routeIndex: routeIndex)
     self.detector = OffRouteDetector(configuration: configuration)
     self.scheduler = AnnouncementScheduler(
       route: route, geometry: geometry, configuration: configuration, phrasing: phrasing)
@@ -106,7 +104,7 @@ public struct NavigationSession: Sendable {
       expectedTravelTime: route.expectedTravelTime, transportType: route.transportType,
       hasTolls: route.hasTolls, hasHighways: route.hasHighways, steps: route.steps.count,
       source: document.source.name, destination: document.destination.name,
-      reason: routeReason, revision: revision)
+      reason: routeReason, revision: announcer.revision)
   }
 
   var lastStep: Int { route.steps.count - 1 }
@@ -117,86 +115,8 @@ public struct NavigationSession: Sendable {
 
   // MARK: - Snapshots
 
-  /// What a restarted daemon needs to continue where this session was, without announcing
-  /// again what was already announced.
-  public struct Snapshot: Sendable, Equatable {
-    public var routeIndex: Int
-    /// Metres along the route.
-    public var distanceAlong: Double
-    public var currentStep: Int
-    /// Per step, which announcements were already made.
-    public var said: [AnnouncementFlags]
-    /// On the route, off it or arrived (a snapshot exists only once departed).
-    public var phase: GuidancePhase
-    public var offRoute: Bool { phase == .offRoute }
-    public var arrived: Bool { phase == .arrived }
-    /// Time of the last valid fix, seconds since the Unix epoch.
-    public var lastFixTime: Double?
-    /// Speed at the last valid fix, metres per second.
-    public var speed: Double
-    /// Time (seconds since the Unix epoch) and step of the last maneuver announcement: an early
-    /// announcement right after it is not made, across a restart too.
-    public var lastAnnouncementTime: Double?
-    public var lastAnnouncementStep: Int?
-    /// Whether the GPS was lost (its loss already announced), and the losses and departures
-    /// from the route so far, which number the `gps` and `offroute` announcement ids.
-    public var gpsLost: Bool
-    public var gpsLossCount: Int
-    public var offRouteCount: Int
-    /// Time of the last input handled, a fix or not, seconds since the Unix epoch: a resumed
-    /// session skips inputs up to it (they were handled before the restart).
-    public var lastInputTime: Double?
-    /// Time of the last fix that moved the matched position, and the maneuvers passed by dead
-    /// reckoning since: a restart inside a tunnel keeps timing the announcements ahead.
-    public var lastMatchTime: Double?
-    public var reckonedSteps: Int
-    /// Off the route: what of the guidance back to it was said (`nil` on the route).
-    public var returning: ReturnGuide.Progress?
-
-    public init(
-      routeIndex: Int, distanceAlong: Double, currentStep: Int, said: [AnnouncementFlags],
-      phase: GuidancePhase, lastFixTime: Double?, speed: Double,
-      lastAnnouncementTime: Double? = nil,
-      lastAnnouncementStep: Int? = nil, gpsLost: Bool = false, gpsLossCount: Int = 0,
-      offRouteCount: Int = 0, lastInputTime: Double? = nil, lastMatchTime: Double? = nil,
-      reckonedSteps: Int = 0, returning: ReturnGuide.Progress? = nil
-    ) {
-      self.returning = returning
-      self.routeIndex = routeIndex
-      self.distanceAlong = distanceAlong
-      self.currentStep = currentStep
-      self.said = said
-      self.phase = phase
-      self.lastFixTime = lastFixTime
-      self.speed = speed
-      self.lastAnnouncementTime = lastAnnouncementTime
-      self.lastAnnouncementStep = lastAnnouncementStep
-      self.gpsLost = gpsLost
-      self.gpsLossCount = gpsLossCount
-      self.offRouteCount = offRouteCount
-      self.lastInputTime = lastInputTime
-      self.lastMatchTime = lastMatchTime
-      self.reckonedSteps = reckonedSteps
-    }
-
-    /// A snapshot in the terms of the first progress format: arrived wins over off route, and
-    /// neither means on the route.
-    public init(
-      routeIndex: Int, distanceAlong: Double, currentStep: Int, said: [AnnouncementFlags],
-      offRoute: Bool, arrived: Bool, lastFixTime: Double?, speed: Double,
-      lastAnnouncementTime: Double? = nil, lastAnnouncementStep: Int? = nil, gpsLost: Bool = false,
-      gpsLossCount: Int = 0, offRouteCount: Int = 0, lastInputTime: Double? = nil,
-      lastMatchTime: Double? = nil, reckonedSteps: Int = 0
-    ) {
-      self.init(
-        routeIndex: routeIndex, distanceAlong: distanceAlong, currentStep: currentStep,
-        said: said, phase: arrived ? .arrived : offRoute ? .offRoute : .onRoute,
-        lastFixTime: lastFixTime, speed: speed, lastAnnouncementTime: lastAnnouncementTime,
-        lastAnnouncementStep: lastAnnouncementStep, gpsLost: gpsLost, gpsLossCount: gpsLossCount,
-        offRouteCount: offRouteCount, lastInputTime: lastInputTime,
-        lastMatchTime: lastMatchTime, reckonedSteps: reckonedSteps)
-    }
-  }
+  /// What a restarted daemon needs to continue where this session was (``SessionSnapshot``).
+  public typealias Snapshot = SessionSnapshot
 
   /// The state to save; `nil` before departure (there is nothing to resume yet).
   public var snapshot: Snapshot? {
@@ -887,42 +807,30 @@ public struct NavigationSession: Sendable {
       into: &events)
   }
 
-  /// Warns once per excursion above the speed limit plus its tolerance (``OverspeedWatch``),
-  /// from a fix's own speed only: never from an estimated position or a doubtful speed (none,
-  /// implausible, or a jump from the fix before), never over a maneuver's final prompt.
+  /// Warns once per excursion above the speed limit plus its tolerance when
+  /// ``RoadWatch/overspeedWarning(_:previous:along:_:)`` says so, never over a maneuver's final
+  /// prompt.
   private mutating func watchSpeed(
     _ fix: Fix, previous: Fix?, into events: inout [NavigationEvent]
   ) {
-    guard configuration.speedWarnings, !roadWatch.spans.isEmpty else { return }
     let c = configuration
-    guard fix.quality != .deadReckoning, let v = fix.speed, v.isFinite, v >= 0,
-      v <= c.speedWarningPlausible
-    else { return overspeed.doubt() }
-    if let p = previous, let pv = p.speed, fix.time > p.time,
-      abs(v - pv) / (fix.time - p.time) > c.speedWarningAcceleration
-    {
-      return overspeed.doubt()
-    }
-    let limit = roadWatch.limit(at: distanceAlong)
     guard
-      overspeed.observe(
-        speed: v, limit: limit?.metresPerSecond, time: fix.time, configuration: c),
-      case .limit(let value, let unit)? = limit
+      let message = roadWatch.overspeedWarning(
+        fix, previous: previous, along: distanceAlong, c)
     else { return }
     // Quiet after a maneuver announcement, and while the warning would not be over before
     // the maneuver's final prompt begins (its lead, the time to say it, and a margin).
-    let message = AnnouncementMessage.overspeed(limit: value, unit: unit)
     if scheduler.spoke(within: c.speedWarningQuietSeconds, of: fix.time) { return }
     if currentStep < lastStep, !scheduler.saidNow(currentStep) {
       let toManeuver = max(0, geometry.stepEnd[currentStep] - distanceAlong)
       let needed =
         c.nowLeadSeconds + phrasing.speechDuration(for: message) + c.speedWarningQuietSeconds
-      if toManeuver < max(v, 1) * needed { return }
+      if toManeuver < max(fix.speed ?? 0, 1) * needed { return }
     }
-    overspeed.said()
+    roadWatch.overspeed.said()
     announce(
       message, kind: .speed, step: currentStep,
-      id: "speed.\(overspeed.count)", time: fix.time, into: &events)
+      id: "speed.\(roadWatch.overspeed.count)", time: fix.time, into: &events)
   }
 
   // MARK: - Output
@@ -931,12 +839,9 @@ public struct NavigationSession: Sendable {
     _ message: AnnouncementMessage, kind: AnnouncementKind, step: Int, id: String, time: Double,
     distance: Double? = nil, into events: inout [NavigationEvent]
   ) {
-    announcementCount += 1
-    let a = Announcement(
-      step: step, kind: kind, message: message, text: phrasing.text(for: message),
-      distance: distance,
-      id: revision == 0 ? "r\(routeIndex).\(id)" : "r\(routeIndex).v\(revision).\(id)")
-    events.append(NavigationEvent(time: time, kind: .announce(a)))
+    events.append(
+      announcer.event(
+        message, kind: kind, step: step, id: id, time: time, distance: distance))
   }
 
   private mutating func progress(_ point: Coordinate, _ fix: Fix) -> Progress {

@@ -1,3 +1,4 @@
+import Geodesy
 import GuidanceSettings
 import Routes
 
@@ -21,6 +22,37 @@ struct RoadWatch: Sendable {
   ///
   /// Agrees with ``Routes/RouteRoad/speedLimit(at:)``: a point shared by two spans is in the
   /// later one.
+  /// Over the limit or not, and what of it was said (`speed` announcements).
+  var overspeed = OverspeedWatch()
+
+  /// The warning due once per excursion above the limit at `along` metres plus its tolerance
+  /// (``OverspeedWatch``), from `fix`'s own speed only: never from an estimated position or a
+  /// doubtful speed (none, implausible, or a jump from the fix `previous`).
+  mutating func overspeedWarning(
+    _ fix: Fix, previous: Fix?, along: Double, _ c: GuidanceConfiguration
+  ) -> AnnouncementMessage? {
+    guard c.speedWarnings, !spans.isEmpty else { return nil }
+    guard fix.quality != .deadReckoning, let v = fix.speed, v.isFinite, v >= 0,
+      v <= c.speedWarningPlausible
+    else {
+      overspeed.doubt()
+      return nil
+    }
+    if let p = previous, let pv = p.speed, fix.time > p.time,
+      abs(v - pv) / (fix.time - p.time) > c.speedWarningAcceleration
+    {
+      overspeed.doubt()
+      return nil
+    }
+    let limit = limit(at: along)
+    guard
+      overspeed.observe(
+        speed: v, limit: limit?.metresPerSecond, time: fix.time, configuration: c),
+      case .limit(let value, let unit)? = limit
+    else { return nil }
+    return .overspeed(limit: value, unit: unit)
+  }
+
   mutating func limit(at along: Double) -> SpeedLimit? {
     guard !spans.isEmpty, along.isFinite else { return nil }
     while index > 0 && along < spans[index].start { index -= 1 }

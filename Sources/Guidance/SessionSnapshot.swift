@@ -1,0 +1,80 @@
+/// What a restarted daemon needs to continue where this session was, without announcing
+/// again what was already announced.
+public struct SessionSnapshot: Sendable, Equatable {
+  public var routeIndex: Int
+  /// Metres along the route.
+  public var distanceAlong: Double
+  public var currentStep: Int
+  /// Per step, which announcements were already made.
+  public var said: [AnnouncementFlags]
+  /// On the route, off it or arrived (a snapshot exists only once departed).
+  public var phase: GuidancePhase
+  public var offRoute: Bool { phase == .offRoute }
+  public var arrived: Bool { phase == .arrived }
+  /// Time of the last valid fix, seconds since the Unix epoch.
+  public var lastFixTime: Double?
+  /// Speed at the last valid fix, metres per second.
+  public var speed: Double
+  /// Time (seconds since the Unix epoch) and step of the last maneuver announcement: an early
+  /// announcement right after it is not made, across a restart too.
+  public var lastAnnouncementTime: Double?
+  public var lastAnnouncementStep: Int?
+  /// Whether the GPS was lost (its loss already announced), and the losses and departures
+  /// from the route so far, which number the `gps` and `offroute` announcement ids.
+  public var gpsLost: Bool
+  public var gpsLossCount: Int
+  public var offRouteCount: Int
+  /// Time of the last input handled, a fix or not, seconds since the Unix epoch: a resumed
+  /// session skips inputs up to it (they were handled before the restart).
+  public var lastInputTime: Double?
+  /// Time of the last fix that moved the matched position, and the maneuvers passed by dead
+  /// reckoning since: a restart inside a tunnel keeps timing the announcements ahead.
+  public var lastMatchTime: Double?
+  public var reckonedSteps: Int
+  /// Off the route: what of the guidance back to it was said (`nil` on the route).
+  public var returning: ReturnGuide.Progress?
+
+  public init(
+    routeIndex: Int, distanceAlong: Double, currentStep: Int, said: [AnnouncementFlags],
+    phase: GuidancePhase, lastFixTime: Double?, speed: Double,
+    lastAnnouncementTime: Double? = nil,
+    lastAnnouncementStep: Int? = nil, gpsLost: Bool = false, gpsLossCount: Int = 0,
+    offRouteCount: Int = 0, lastInputTime: Double? = nil, lastMatchTime: Double? = nil,
+    reckonedSteps: Int = 0, returning: ReturnGuide.Progress? = nil
+  ) {
+    self.returning = returning
+    self.routeIndex = routeIndex
+    self.distanceAlong = distanceAlong
+    self.currentStep = currentStep
+    self.said = said
+    self.phase = phase
+    self.lastFixTime = lastFixTime
+    self.speed = speed
+    self.lastAnnouncementTime = lastAnnouncementTime
+    self.lastAnnouncementStep = lastAnnouncementStep
+    self.gpsLost = gpsLost
+    self.gpsLossCount = gpsLossCount
+    self.offRouteCount = offRouteCount
+    self.lastInputTime = lastInputTime
+    self.lastMatchTime = lastMatchTime
+    self.reckonedSteps = reckonedSteps
+  }
+
+  /// A snapshot in the terms of the first progress format: arrived wins over off route, and
+  /// neither means on the route.
+  public init(
+    routeIndex: Int, distanceAlong: Double, currentStep: Int, said: [AnnouncementFlags],
+    offRoute: Bool, arrived: Bool, lastFixTime: Double?, speed: Double,
+    lastAnnouncementTime: Double? = nil, lastAnnouncementStep: Int? = nil, gpsLost: Bool = false,
+    gpsLossCount: Int = 0, offRouteCount: Int = 0, lastInputTime: Double? = nil,
+    lastMatchTime: Double? = nil, reckonedSteps: Int = 0
+  ) {
+    self.init(
+      routeIndex: routeIndex, distanceAlong: distanceAlong, currentStep: currentStep,
+      said: said, phase: arrived ? .arrived : offRoute ? .offRoute : .onRoute,
+      lastFixTime: lastFixTime, speed: speed, lastAnnouncementTime: lastAnnouncementTime,
+      lastAnnouncementStep: lastAnnouncementStep, gpsLost: gpsLost, gpsLossCount: gpsLossCount,
+      offRouteCount: offRouteCount, lastInputTime: lastInputTime,
+      lastMatchTime: lastMatchTime, reckonedSteps: reckonedSteps)
+  }
+}
