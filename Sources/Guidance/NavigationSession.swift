@@ -28,16 +28,20 @@ public struct NavigationSession: Sendable {
   public var offRoute: Bool { phase == .offRoute }
   /// Metres from the route at the last fix (0 before the first, or when no part of the route
   /// was near enough to measure).
-  public var distanceFromRoute: Double { lastLateral.isFinite ? lastLateral : 0 }
+  public var distanceFromRoute: Double { position.lateral.isFinite ? position.lateral : 0 }
 
-  // Position state.
+  /// Where the fixes place the vehicle on the route.
+  private var position = RoutePosition()
   /// Metres travelled along the route (the matched position).
-  private(set) public var distanceAlong = 0.0
+  public internal(set) var distanceAlong: Double {
+    get { position.along }
+    set { position.along = newValue }
+  }
   /// The step being travelled (≥ 1 once departed).
-  private(set) public var currentStep = 1
-  private var segmentHint = 0
-  /// Time of the last fix that moved the matched position (or confirmed it).
-  private var lastMatchTime: Double?
+  public internal(set) var currentStep: Int {
+    get { position.step }
+    set { position.step = newValue }
+  }
   /// The position of a vehicle without fixes, carried along the route (``DeadReckoning``).
   private var reckoner = Reckoner()
   /// What the receiver's epochs said so far: times, speed, accuracy, losses, glitches.
@@ -53,7 +57,6 @@ public struct NavigationSession: Sendable {
   /// An edge that asks a router for a new route turns it off and calls ``guideBack()`` after each
   /// fix for which no new route can be had.
   public var guidesBack = true
-  private var lastLateral = 0.0
   /// Recent distances from the route and courses: a departure, a receiver's bias, a corner.
   private var deviation: DeviationModel
   /// Fixes discarded as glitches (farther from the last one than the vehicle can go).
@@ -134,7 +137,7 @@ public struct NavigationSession: Sendable {
       lastAnnouncementTime: scheduler.lastAnnouncement?.time,
       lastAnnouncementStep: scheduler.lastAnnouncement?.step,
       gpsLost: gpsLost, gpsLossCount: fixes.losses, offRouteCount: detector.count,
-      lastInputTime: fixes.lastInputTime, lastMatchTime: lastMatchTime,
+      lastInputTime: fixes.lastInputTime, lastMatchTime: position.matchTime,
       reckonedSteps: reckonedSteps,
       returning: returning)
   }
@@ -187,22 +190,22 @@ public struct NavigationSession: Sendable {
     detector = OffRouteDetector(
       configuration: configuration, count: max(0, snapshot.offRouteCount))
     fixes.speed = snapshot.speed.isFinite ? max(0, snapshot.speed) : 0
-    segmentHint = geometry.segment(containing: distanceAlong, from: 0)
+    position.segment = geometry.segment(containing: distanceAlong, from: 0)
     ahead.resume(
       at: distanceAlong, lead: configuration.limits(for: route.transportType).approachMaximum)
     fixes.lost = snapshot.gpsLost
     fixes.losses = max(0, snapshot.gpsLossCount)
     fixes.resumedThrough = snapshot.lastInputTime ?? snapshot.lastFixTime
-    lastMatchTime = snapshot.lastMatchTime
+    position.matchTime = snapshot.lastMatchTime
     if let t = snapshot.lastFixTime, t.isFinite {
       // Epochs older than the saved state were already handled before the restart.
       fixes.lastInputTime = t
       fixes.last = Fix(
-        time: t, coordinate: geometry.coordinate(at: distanceAlong, hint: segmentHint),
+        time: t, coordinate: geometry.coordinate(at: distanceAlong, hint: position.segment),
         speed: speed)
     }
     // Restarted without fixes after passing a maneuver on the estimate: it is not passed twice.
-    if snapshot.reckonedSteps > 0, let since = lastMatchTime, let v = reckonSpeed {
+    if snapshot.reckonedSteps > 0, let since = position.matchTime, let v = reckonSpeed {
       reckoner.mode = .carrying(
         reckoner.start(
           since: since, along: distanceAlong, speed: v, newest: snapshot.lastFixTime ?? since,
@@ -419,7 +422,7 @@ public struct NavigationSession: Sendable {
       // No estimate is due before `reckonStart` after the last match (`DeadReckoning.next`):
       // every fix while fixes come returns here, before a reckoner is built (which cost two
       // copies of the whole session a fix, 3× the per-fix cost of a session without it).
-      guard let since = lastMatchTime, time >= since + configuration.reckonStart,
+      guard let since = position.matchTime, time >= since + configuration.reckonStart,
         let v = reckonSpeed
       else { return }
       r = reckoner.start(
@@ -440,15 +443,15 @@ public struct NavigationSession: Sendable {
         advanceSteps(time: t, into: &events)
       }
       distanceAlong = max(distanceAlong, min(target, geometry.stepEnd[currentStep]))
-      segmentHint = geometry.segment(containing: distanceAlong, from: segmentHint)
-      lastLateral = 0
+      position.segment = geometry.segment(containing: distanceAlong, from: position.segment)
+      position.lateral = 0
       // Timed a little early: a vehicle may have sped up in the dark, never slowed for us.
       let early = v * min(c.reckonEarlySeconds, c.reckonEarlyRate * (t - r.anchorTime))
       announcements(
         time: t, position: min(distanceAlong + early, geometry.stepEnd[currentStep]), speed: v,
         into: &events)
       watchAhead(time: t, into: &events)
-      let point = geometry.coordinate(at: distanceAlong, hint: segmentHint)
+      let point = geometry.coordinate(at: distanceAlong, hint: position.segment)
       let estimate = Fix(time: t, coordinate: point, speed: v, quality: .deadReckoning)
       events.append(NavigationEvent(time: t, kind: .progress(progress(point, estimate))))
     }
@@ -463,7 +466,7 @@ public struct NavigationSession: Sendable {
   private mutating func endReckoning() -> Double? {
     guard let end = reckoner.end(at: distanceAlong) else { return nil }
     distanceAlong = end.anchor
-    segmentHint = geometry.segment(containing: distanceAlong, from: segmentHint)
+    position.segment = geometry.segment(containing: distanceAlong, from: position.segment)
     return end.estimate
   }
 
@@ -474,15 +477,15 @@ public struct NavigationSession: Sendable {
     into events: inout [NavigationEvent]
   ) {
     state = .onRoute(.init())
-    lastMatchTime = fix.time
+    position.matchTime = fix.time
     if let c = matcher.initialMatch(point: point, course: course, acceptLateral: threshold) {
-      lastLateral = c.lateral
+      position.lateral = c.lateral
       if c.lateral > threshold * configuration.onRouteHysteresis {
         // Beside the route (a car park, a driveway): heading to it, not off it.
         state = .joining(reacquiring: false)
       } else {
         distanceAlong = c.s
-        segmentHint = c.segment
+        position.segment = c.segment
       }
     }
     currentStep = geometry.step(containing: distanceAlong, from: 1)
@@ -513,7 +516,7 @@ public struct NavigationSession: Sendable {
     into events: inout [NavigationEvent]
   ) {
     let best = matcher.initialMatch(point: point, course: nil, acceptLateral: threshold)
-    lastLateral = best?.lateral ?? .infinity
+    position.lateral = best?.lateral ?? .infinity
     let close =
       best.map {
         $0.lateral <= threshold * configuration.onRouteHysteresis
@@ -562,10 +565,10 @@ public struct NavigationSession: Sendable {
       sigmaAlong: configuration.alongSigma + configuration.alongSigmaTravel * carried * dt
         + accuracy)
     var best = matcher.match(
-      query, hint: segmentHint, course: course, along: configuration.rejoinHeadingDegrees)
+      query, hint: position.segment, course: course, along: configuration.rejoinHeadingDegrees)
     deviation.shortcut.note(point, time: fix.time, span: configuration.movementSeconds)
     let found = deviation.shortcut.candidate(
-      best: best, from: distanceAlong, hint: segmentHint, step: currentStep, point: point,
+      best: best, from: distanceAlong, hint: position.segment, step: currentStep, point: point,
       course: course
         ?? (standing ? nil : deviation.shortcut.movedCourse(configuration: configuration)),
       accuracy: accuracy, threshold: threshold, matcher: matcher, steps: route.steps,
@@ -574,7 +577,7 @@ public struct NavigationSession: Sendable {
       best = cut
     }
     let lateral = best?.lateral ?? .infinity
-    lastLateral = lateral
+    position.lateral = lateral
     // A vehicle that never yet moved along the route, with a fix before its start and within
     // the largest bias of it, is still in the car park it pulls out of (circling, turning):
     // heading to the route, no evidence of leaving it.
@@ -622,10 +625,11 @@ public struct NavigationSession: Sendable {
       on.reacquiring = false
       state = .onRoute(on)
     }
-    lastMatchTime = fix.time
-    if standing && abs(c.s - distanceAlong) < 2 * accuracy { return }
-    distanceAlong = c.s
-    segmentHint = c.segment
+    if standing && abs(c.s - distanceAlong) < 2 * accuracy {
+      position.matchTime = fix.time
+      return
+    }
+    position.match(c, time: fix.time)
   }
 
   private mutating func enterOffRoute(
@@ -633,7 +637,7 @@ public struct NavigationSession: Sendable {
     into events: inout [NavigationEvent]
   ) {
     // The vehicle may already be well ahead of the last match (a long tunnel, a gap).
-    let since = lastMatchTime.map { max(0, time - $0) } ?? 0
+    let since = position.matchTime.map { max(0, time - $0) } ?? 0
     state = .offRoute(
       .init(
         anchor: distanceAlong,
@@ -668,9 +672,9 @@ public struct NavigationSession: Sendable {
       window: (anchor - cf.rejoinBehind - cf.windowAccuracyBehind * accuracy)...(anchor + ahead),
       predicted: anchor, sigmaLateral: max(cf.minimumLateralSigma, accuracy),
       sigmaAlong: .infinity)
-    let best = matcher.match(query, hint: segmentHint)
-    lastLateral = best?.lateral ?? .infinity
-    deviation.noteLateral(lastLateral, time: fix.time)
+    let best = matcher.match(query, hint: position.segment)
+    position.lateral = best?.lateral ?? .infinity
+    deviation.noteLateral(position.lateral, time: fix.time)
     // Back well inside the off-route distance, or inside it at a steady offset along the
     // route (a canyon's bias does not end with the detour).
     let close =
@@ -697,9 +701,7 @@ public struct NavigationSession: Sendable {
   /// Back on the route (from beside it or off it), matched at `c`.
   private mutating func rejoin(at c: MatchCandidate, time: Double, reacquiring: Bool) {
     state = .onRoute(.init(reacquiring: reacquiring))
-    lastMatchTime = time
-    distanceAlong = c.s
-    segmentHint = c.segment
+    position.match(c, time: time)
   }
 
   /// Makes `step` the current one when it is ahead: the steps before it are behind the vehicle,
@@ -849,7 +851,7 @@ public struct NavigationSession: Sendable {
     distanceAlong = reckoner.reported(distanceAlong)
     let remaining = max(0, geometry.length - distanceAlong)
     let fraction = geometry.length > 0 ? remaining / geometry.length : 0
-    let matched = geometry.coordinate(at: distanceAlong, hint: segmentHint)
+    let matched = geometry.coordinate(at: distanceAlong, hint: position.segment)
     let speedLimit = phase == .onRoute ? roadWatch.limit(at: distanceAlong) : nil
     let ahead = aheadList()
     return Progress(
