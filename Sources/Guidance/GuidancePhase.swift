@@ -39,8 +39,16 @@ enum SessionState: Sendable {
   /// Heading to the route from beside it; `reacquiring` as in ``OnRoute``.
   case joining(reacquiring: Bool)
   case onRoute(OnRoute)
-  case offRoute(OffRoute)
+  /// Off the route, the data in a box (``modifyOffRoute(_:)``): the state stays a few bytes,
+  /// which the questions asked of the phase on every fix copy.
+  case offRoute(Box<OffRoute>)
   case arrived
+
+  /// A payload held out of line: shared by copies of a session, never changed while shared.
+  final class Box<Value: Sendable>: @unchecked Sendable {
+    var value: Value
+    init(_ value: Value) { self.value = value }
+  }
 
   /// How the first match begins guidance.
   enum Start: Sendable {
@@ -84,9 +92,19 @@ enum SessionState: Sendable {
     switch self {
     case .joining(let r): r
     case .onRoute(let o): o.reacquiring
-    case .offRoute(let o): o.reacquiring
+    case .offRoute(let o): o.value.reacquiring
     case .acquiring, .arrived: false
     }
+  }
+
+  /// Runs `body` on the off-route data in place (`nil` when not off the route): the box is
+  /// copied first only when another session shares it.
+  mutating func modifyOffRoute<R>(_ body: (inout OffRoute) -> R) -> R? {
+    guard case .offRoute(var box) = self else { return nil }
+    self = .arrived  // a placeholder, so that `box` is its only reference
+    if !isKnownUniquelyReferenced(&box) { box = Box(box.value) }
+    defer { self = .offRoute(box) }
+    return body(&box.value)
   }
 }
 

@@ -5,7 +5,7 @@ extension NavigationSession {
   /// Time of the first fix off the route since the vehicle last left it, `nil` on the route.
   public var offRouteSince: Double? {
     guard case .offRoute(let o) = state else { return nil }
-    return o.guide.since
+    return o.value.guide.since
   }
 
   /// The `return` announcement due now for a vehicle off its route, if any (see ``guidesBack``):
@@ -21,27 +21,26 @@ extension NavigationSession {
   /// Finds the route's nearest point ahead of where the vehicle left it, from the fix at
   /// `point`.
   mutating func followReturn(point: Coordinate, course: Double?, time: Double) {
-    guard case .offRoute(var off) = state else { return }
-    let a = off.anchor
+    let a: Double
+    if case .offRoute(let o) = state { a = o.value.anchor } else { return }
     let query = MatchQuery(
       point: point, course: nil, window: a...(a + configuration.returning.searchAhead),
       predicted: a, sigmaLateral: 1, sigmaAlong: .infinity)
     guard let c = matcher.match(query, hint: 0) else { return }
     let target = geometry.coordinate(at: c.s, hint: c.segment)
-    off.guide.observe(
-      ReturnGuide.Observation(
-        time: time, distance: c.lateral, bearing: point.bearing(to: target), course: course))
-    state = .offRoute(off)
+    let o = ReturnGuide.Observation(
+      time: time, distance: c.lateral, bearing: point.bearing(to: target), course: course)
+    state.modifyOffRoute { $0.guide.observe(o) }
   }
 
   /// The `return` announcement, when one is due for a vehicle off the route.
   mutating func sayReturn(into events: inout [NavigationEvent]) {
-    guard case .offRoute(var off) = state, let o = off.guide.latest else { return }
-    guard let say = off.guide.due() else { return }
-    state = .offRoute(off)
+    let due = state.modifyOffRoute { off in
+      off.guide.latest.flatMap { o in off.guide.due().map { (o, $0, off.guide.announcements) } }
+    }
+    guard let (o, say, n) = due ?? nil else { return }
     announce(
-      say, kind: .return, step: currentStep,
-      id: "return.\(detector.count).\(off.guide.announcements)", time: o.time,
+      say, kind: .return, step: currentStep, id: "return.\(detector.count).\(n)", time: o.time,
       distance: o.distance, into: &events)
   }
 }

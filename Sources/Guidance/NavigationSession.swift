@@ -143,8 +143,8 @@ public struct NavigationSession: Sendable {
   }
 
   private var returning: ReturnGuide.Progress? {
-    guard case .offRoute(let o) = state, o.guide.since != nil else { return nil }
-    return o.guide.progress
+    guard case .offRoute(let o) = state, o.value.guide.since != nil else { return nil }
+    return o.value.guide.progress
   }
 
   /// Resumes a session from a saved snapshot of the same route document.
@@ -171,11 +171,12 @@ public struct NavigationSession: Sendable {
     case .joining: state = .joining(reacquiring: true)
     case .offRoute:
       state = .offRoute(
-        .init(
-          anchor: snapshot.distanceAlong, travel: 0,
-          guide: snapshot.returning.map {
-            ReturnGuide(configuration: configuration.returning, progress: $0)
-          } ?? ReturnGuide(configuration: configuration.returning), reacquiring: true))
+        SessionState.Box(
+          .init(
+            anchor: snapshot.distanceAlong, travel: 0,
+            guide: snapshot.returning.map {
+              ReturnGuide(configuration: configuration.returning, progress: $0)
+            } ?? ReturnGuide(configuration: configuration.returning), reacquiring: true)))
     case .arrived: state = .arrived
     case .acquiring, .onRoute: state = .onRoute(.init(reacquiring: true))
     }
@@ -282,9 +283,9 @@ public struct NavigationSession: Sendable {
       join(
         fix, point: point, course: trustedCourse, threshold: threshold,
         reacquiring: reacquiring, into: &events)
-    case .offRoute(let off):
+    case .offRoute:
       followOffRoute(
-        fix, off, point: point, course: trustedCourse, dt: dt, accuracy: accuracy,
+        fix, point: point, course: trustedCourse, dt: dt, accuracy: accuracy,
         threshold: threshold, into: &events)
     case .arrived: break  // returned above
     case .onRoute(let on):
@@ -639,12 +640,13 @@ public struct NavigationSession: Sendable {
     // The vehicle may already be well ahead of the last match (a long tunnel, a gap).
     let since = position.matchTime.map { max(0, time - $0) } ?? 0
     state = .offRoute(
-      .init(
-        anchor: distanceAlong,
-        travel: max(speed, plannedSpeed, configuration.windowMinimumSpeed) * since
-          * configuration.offTravelFactor,
-        guide: ReturnGuide(configuration: configuration.returning),
-        reacquiring: state.reacquiring))
+      SessionState.Box(
+        .init(
+          anchor: distanceAlong,
+          travel: max(speed, plannedSpeed, configuration.windowMinimumSpeed) * since
+            * configuration.offTravelFactor,
+          guide: ReturnGuide(configuration: configuration.returning),
+          reacquiring: state.reacquiring)))
     let spoken = detector.leave(time: time)
     let d = lateral.isFinite ? lateral : 0
     events.append(NavigationEvent(time: time, kind: .offRoute(distance: d, reason: reason)))
@@ -655,13 +657,17 @@ public struct NavigationSession: Sendable {
   }
 
   private mutating func followOffRoute(
-    _ fix: Fix, _ off: SessionState.OffRoute, point: Coordinate, course: Double?, dt: Double,
-    accuracy: Double, threshold: Double, into events: inout [NavigationEvent]
+    _ fix: Fix, point: Coordinate, course: Double?, dt: Double, accuracy: Double,
+    threshold: Double, into events: inout [NavigationEvent]
   ) {
     let cf = configuration
-    var off = off
-    off.travel += max(speed, cf.offRouteMinimumSpeed) * dt
-    state = .offRoute(off)
+    let moved = max(speed, cf.offRouteMinimumSpeed) * dt
+    guard
+      let off = state.modifyOffRoute({
+        $0.travel += moved
+        return (anchor: $0.anchor, travel: $0.travel, reacquiring: $0.reacquiring)
+      })
+    else { return }
     // The vehicle can only have rejoined where it could have driven to since leaving.
     let ahead = min(
       off.travel * cf.rejoinTravelFactor + cf.rejoinMargin + cf.windowAccuracyAhead * accuracy,
@@ -815,6 +821,7 @@ public struct NavigationSession: Sendable {
   private mutating func watchSpeed(
     _ fix: Fix, previous: Fix?, into events: inout [NavigationEvent]
   ) {
+    guard configuration.speedWarnings, !roadWatch.spans.isEmpty else { return }
     let c = configuration
     guard
       let message = roadWatch.overspeedWarning(

@@ -28,10 +28,11 @@ struct RoadWatch: Sendable {
   /// The warning due once per excursion above the limit at `along` metres plus its tolerance
   /// (``OverspeedWatch``), from `fix`'s own speed only: never from an estimated position or a
   /// doubtful speed (none, implausible, or a jump from the fix `previous`).
+  ///
+  /// Asked only with warnings on and limits known.
   mutating func overspeedWarning(
     _ fix: Fix, previous: Fix?, along: Double, _ c: GuidanceConfiguration
   ) -> AnnouncementMessage? {
-    guard c.speedWarnings, !spans.isEmpty else { return nil }
     guard fix.quality != .deadReckoning, let v = fix.speed, v.isFinite, v >= 0,
       v <= c.speedWarningPlausible
     else {
