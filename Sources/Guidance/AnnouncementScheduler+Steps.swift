@@ -1,5 +1,4 @@
-/// What the session asks and tells the scheduler about steps, instead of reading and writing
-/// ``AnnouncementScheduler/said`` itself.
+/// What the session asks and tells the scheduler about steps (it never touches ``said``).
 extension AnnouncementScheduler {
   /// Marks `steps` as behind the vehicle: nothing more is said for them.
   mutating func markPassed(_ steps: Range<Int>) {

@@ -96,6 +96,15 @@ struct FixHistory: Sendable {
     }
   }
 
+  /// With silence up to `time`: when the GPS is lost now, `after` seconds after the last fix,
+  /// that time (the loss is counted); `nil` when it is not, or was already.
+  mutating func lose(at time: Double, after: Double) -> Double? {
+    guard !lost, let last, time >= last.time + after else { return nil }
+    lost = true
+    losses += 1
+    return last.time + after
+  }
+
   /// The speed a vehicle without fixes is carried at: the one it had when moving, the route's
   /// `planned` speed when no fix ever said (no speed, none to derive); `nil` for a vehicle that
   /// was standing or creeping, which stays where it was.

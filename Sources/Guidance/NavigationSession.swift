@@ -167,19 +167,7 @@ public struct NavigationSession: Sendable {
       throw RouteDocumentError(
         .invalidValue, path: "", "the saved progress does not fit this route")
     }
-    switch snapshot.phase {
-    case .joining: state = .joining(reacquiring: true)
-    case .offRoute:
-      state = .offRoute(
-        SessionState.Box(
-          .init(
-            anchor: snapshot.distanceAlong, travel: 0,
-            guide: snapshot.returning.map {
-              ReturnGuide(configuration: configuration.returning, progress: $0)
-            } ?? ReturnGuide(configuration: configuration.returning), reacquiring: true)))
-    case .arrived: state = .arrived
-    case .acquiring, .onRoute: state = .onRoute(.init(reacquiring: true))
-    }
+    state = SessionState(resuming: snapshot, returning: configuration.returning)
     routeReason = .resume
     distanceAlong = snapshot.distanceAlong
     currentStep = snapshot.currentStep
@@ -368,11 +356,7 @@ public struct NavigationSession: Sendable {
   // MARK: - GPS loss
 
   private mutating func checkLoss(at time: Double, into events: inout [NavigationEvent]) {
-    guard !gpsLost, let last = fixes.last else { return }
-    let lostAt = last.time + configuration.gpsLostAfter
-    guard time >= lostAt else { return }
-    fixes.lost = true
-    fixes.losses += 1
+    guard let lostAt = fixes.lose(at: time, after: configuration.gpsLostAfter) else { return }
     detector.suspend()
     events.append(NavigationEvent(time: lostAt, kind: .gps(.lost)))
     announce(

@@ -8,8 +8,7 @@ struct RoutePosition: Sendable {
   var segment = 0
   /// Time of the last fix that moved the matched position (or confirmed it).
   var matchTime: Double?
-  /// Metres from the route at the last fix (∞ when no part of the route was near enough to
-  /// measure).
+  /// Metres from the route at the last fix (∞ when no part of it was near enough to measure).
   var lateral = 0.0
 
   /// A fix at `time` matched at `c`.

@@ -1,3 +1,5 @@
+import GuidanceSettings
+
 /// What a restarted daemon needs to continue where this session was, without announcing
 /// again what was already announced.
 public struct SessionSnapshot: Sendable, Equatable {
@@ -76,5 +78,23 @@ public struct SessionSnapshot: Sendable, Equatable {
       lastAnnouncementStep: lastAnnouncementStep, gpsLost: gpsLost, gpsLossCount: gpsLossCount,
       offRouteCount: offRouteCount, lastInputTime: lastInputTime,
       lastMatchTime: lastMatchTime, reckonedSteps: reckonedSteps)
+  }
+}
+
+extension SessionState {
+  /// The state a session resumed from `snapshot` starts in: its saved phase (or on the route),
+  /// not matched since (``OnRoute/reacquiring``), off it searching from the saved position.
+  init(resuming snapshot: SessionSnapshot, returning: ReturnConfiguration) {
+    switch snapshot.phase {
+    case .joining: self = .joining(reacquiring: true)
+    case .offRoute:
+      let guide =
+        snapshot.returning.map { ReturnGuide(configuration: returning, progress: $0) }
+        ?? ReturnGuide(configuration: returning)
+      self = .offRoute(
+        Box(.init(anchor: snapshot.distanceAlong, travel: 0, guide: guide, reacquiring: true)))
+    case .arrived: self = .arrived
+    case .acquiring, .onRoute: self = .onRoute(.init(reacquiring: true))
+    }
   }
 }
