@@ -296,18 +296,24 @@ public struct NavigationSession: Sendable {
       followReturn(point: point, course: trustedCourse, time: fix.time)
     }
 
+    // Each step below is asked only when it can have something to do: most fixes pass none of
+    // them, and a call that returns at once still brings its code into the instruction cache.
     if phase == .onRoute {
-      advanceSteps(time: fix.time, into: &events)
-      checkArrival(fix, point: point, into: &events)
+      if currentStep < lastStep && distanceAlong > geometry.stepEnd[currentStep] {
+        advanceSteps(time: fix.time, into: &events)
+      }
+      if currentStep == lastStep { checkArrival(fix, point: point, into: &events) }
       if !arrived { announcements(time: fix.time, position: distanceAlong, into: &events) }
-      if !arrived { watchSpeed(fix, previous: previous, into: &events) }
-      if !arrived { watchAhead(time: fix.time, into: &events) }
+      if !arrived, configuration.speedWarnings, !roadWatch.spans.isEmpty {
+        watchSpeed(fix, previous: previous, into: &events)
+      }
+      if !arrived, !ahead.objects.isEmpty { watchAhead(time: fix.time, into: &events) }
     }
     if !arrived {
       events.append(NavigationEvent(time: fix.time, kind: .progress(progress(point, fix))))
     }
     // After the fix's progress, where an edge with a router says it too.
-    if guidesBack { sayReturn(into: &events) }
+    if guidesBack, phase == .offRoute { sayReturn(into: &events) }
   }
 
   /// Tells the session that no epoch at all arrived up to `time` (seconds since the epoch).
@@ -383,7 +389,13 @@ public struct NavigationSession: Sendable {
       }
       checkLoss(at: time, into: &events)
     }
-    deadReckon(by: reckonThrough, inclusive: inclusive, into: &events)
+    // While fixes come, no estimate is due (the first waits `reckonStart` after the last match).
+    if phase == .onRoute,
+      reckoner.carrying != nil
+        || position.matchTime.map({ reckonThrough >= $0 + configuration.reckonStart }) ?? false
+    {
+      deadReckon(by: reckonThrough, inclusive: inclusive, into: &events)
+    }
   }
 
   private var reckonSpeed: Double? { fixes.carriedSpeed(planned: plannedSpeed, configuration) }
