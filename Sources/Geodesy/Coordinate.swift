@@ -42,7 +42,10 @@ public func wrappedLongitudeDelta(_ delta: Double) -> Double {
 }
 
 /// Normalises an angle to 0 ..< 360 degrees.
-@inline(__always)
+///
+/// Inlinable, as ``bearingDifference(_:_:)``: the matcher and the deviation checks ask on
+/// every fix, from other modules.
+@inlinable @inline(__always)
 public func normalizedBearing(_ degrees: Double) -> Double {
   // Most angles (a receiver's course, a route's bearing) are already in range, where the
   // remainder is the angle itself, bit for bit: skip its call into libm.
@@ -53,7 +56,7 @@ public func normalizedBearing(_ degrees: Double) -> Double {
 }
 
 /// The smallest absolute difference between two bearings, 0 … 180 degrees.
-@inline(__always)
+@inlinable @inline(__always)
 public func bearingDifference(_ a: Double, _ b: Double) -> Double {
   let d = abs(normalizedBearing(a) - normalizedBearing(b))
   return d > 180 ? 360 - d : d
