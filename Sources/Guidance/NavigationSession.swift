@@ -296,8 +296,7 @@ public struct NavigationSession: Sendable {
       followReturn(point: point, course: trustedCourse, time: fix.time)
     }
 
-    // Each step below is asked only when it can have something to do: most fixes pass none of
-    // them, and a call that returns at once still brings its code into the instruction cache.
+    // Each step is asked only when it can act: a call that returns at once still costs its code.
     if phase == .onRoute {
       if currentStep < lastStep && distanceAlong > geometry.stepEnd[currentStep] {
         advanceSteps(time: fix.time, into: &events)
@@ -389,8 +388,7 @@ public struct NavigationSession: Sendable {
       }
       checkLoss(at: time, into: &events)
     }
-    // While fixes come, no estimate is due (the first waits `reckonStart` after the last match).
-    if phase == .onRoute,
+    if phase == .onRoute,  // no estimate is due before `reckonStart` after the last match
       reckoner.carrying != nil
         || position.matchTime.map({ reckonThrough >= $0 + configuration.reckonStart }) ?? false
     {

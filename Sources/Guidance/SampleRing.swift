@@ -1,20 +1,14 @@
-/// The timed samples of the last `span` seconds, oldest first, in a ring trimmed only when read.
+/// The timed samples of the last `span` seconds, oldest first, in a ring.
 ///
-/// Noting a sample writes one slot: nothing is dropped from the front then, because the window
-/// is read far less often than it is written (when a fix is in doubt, at a departure, after a
-/// loss). A slot is reused once its sample is older than the span; the array doubles only when
-/// every slot still holds a sample within it, so it ends as large as the most samples a span has
-/// held, and then allocates nothing. ``window`` is what a sliding list trimmed on every sample
-/// would hold: the samples within `span` seconds of the newest time the ring was advanced to.
+/// Trimmed only when read (far less often than written) or when a slot is needed; it doubles
+/// only when every slot holds a sample within the span. ``window`` is what a list trimmed on
+/// every sample would hold.
 struct SampleRing<Value> {
   typealias Sample = (time: Double, value: Value)
-  /// The slots, a power of two of them or none; those outside the kept run hold stale samples.
+  /// 2ⁿ slots or none: `kept` samples from `head` on; the window ends at `now`, `span` long.
   private var slots: [Sample] = []
-  /// The slot of the oldest sample kept.
   private var head = 0
-  /// Samples kept, from `head` on; the oldest may be older than the span (trimmed when read).
   private var kept = 0
-  /// The newest time the ring was advanced to, and the span of the window that ends there.
   private var now = -Double.infinity
   private var span = 0.0
 
@@ -48,8 +42,7 @@ struct SampleRing<Value> {
     kept &+= 1
   }
 
-  /// Before the clock goes back: drops what is out of the window now, which a later window
-  /// that ends earlier would otherwise take back.
+  /// Before the clock goes back: drops what is out of the window, or a later window takes it back.
   @inline(never)
   private mutating func dropOutOfWindow() {
     while kept > 0, now - slots[head].time > span {
@@ -68,8 +61,7 @@ struct SampleRing<Value> {
     head = 0
   }
 
-  /// Drops every sample, keeping the slots.
-  mutating func removeAll() { kept = 0 }
+  mutating func removeAll() { kept = 0 }  // every sample; the slots stay
 
   /// The samples within the span of the newest time advanced to, oldest first.
   var window: Window {
@@ -94,4 +86,3 @@ struct SampleRing<Value> {
 }
 
 extension SampleRing: Sendable where Value: Sendable {}
-extension SampleRing.Window: Sendable where Value: Sendable {}
