@@ -98,20 +98,20 @@ public struct GuidanceCore: Sendable {
   public mutating func update(
     _ input: GuidanceInput, events: inout [NavigationEvent], effects: inout [GuidanceEffect]
   ) {
-    guard session != nil else { return }
+    // Without a session nothing happens. It is read in place (`session?.…`): binding it, or
+    // even asking whether it is `nil`, copied the whole session and its references every fix.
     switch input {
     case .fix(let fix):
       session?.ingest(fix, into: &events)
-      guard router != nil, let s = session, s.departed else { return }
-      let decisions = controller.observe(observation(fix, s))
+      guard router != nil, let observed = session?.rerouteObservation(fix) else { return }
+      let decisions = controller.observe(observed)
       let replaced = decide(decisions, time: fix.time, events: &events, effects: &effects)
       if !replaced { guideBackIfNoRouteComes(time: fix.time, events: &events) }
     case .silence(let time):
       events += session?.silence(at: time) ?? []
     case .routerAnswered(let id, let result, let time):
-      guard let s = session else { return }
-      let decisions = controller.received(
-        id: id, result: result, remainingManeuvers: s.remainingManeuvers)
+      guard let remaining = session?.remainingManeuvers else { return }
+      let decisions = controller.received(id: id, result: result, remainingManeuvers: remaining)
       guard !decisions.isEmpty else { return }
       let replaced = decide(decisions, time: time, events: &events, effects: &effects)
       if !replaced { guideBackIfNoRouteComes(time: time, events: &events) }
@@ -149,8 +149,10 @@ public struct GuidanceCore: Sendable {
   /// due: a request is in flight to a router that was not failing, and the vehicle left no
   /// longer than the router's timeout ago (a slow router is no router).
   private mutating func guideBackIfNoRouteComes(time: Double, events: inout [NavigationEvent]) {
-    guard let s = session, s.offRoute, let router else { return }
-    if controller.isAsking, !failing, time - (s.offRouteSince ?? time) <= router.timeout { return }
+    guard session?.offRoute == true, let router else { return }
+    if controller.isAsking, !failing, time - (session?.offRouteSince ?? time) <= router.timeout {
+      return
+    }
     events += session?.guideBack() ?? []
   }
 
@@ -194,18 +196,6 @@ public struct GuidanceCore: Sendable {
     return replaced
   }
 
-  private func observation(_ fix: Fix, _ s: NavigationSession) -> RerouteObservation {
-    let evidence: OffRouteEvidence =
-      s.offRoute ? .confirmed : s.offRouteSuspected ? .suspected : .none
-    let speed = fix.speed ?? s.currentSpeed
-    let toGoal = fix.coordinate.map { $0.distance(to: s.document.destination.coordinate) } ?? 0
-    return RerouteObservation(
-      time: fix.time, coordinate: fix.isValid ? fix.coordinate : nil,
-      course: speed >= s.configuration.trustCourseAbove ? fix.course : nil, speed: speed,
-      accuracy: fix.horizontalAccuracy, deadReckoned: fix.quality == .deadReckoning,
-      gpsLost: s.gpsLost, evidence: evidence, distanceToDestination: toGoal, arrived: s.arrived)
-  }
-
   /// The waypoints not yet reached, in order, without the destination.
   private static func waypoints(of s: NavigationSession) -> [Coordinate] {
     let steps = s.route.steps
@@ -227,5 +217,23 @@ public struct GuidanceCore: Sendable {
     return RouteRequest(
       origin: origin, waypoints: waypoints, transportType: s.route.transportType,
       language: router?.language ?? "en-US", imperial: router?.imperial ?? false, id: id)
+  }
+}
+
+extension NavigationSession {
+  /// What the reroute controller observes of `fix` once this session departed (`nil` before).
+  ///
+  /// Mutating only so that `session?.rerouteObservation` borrows the session in place.
+  fileprivate mutating func rerouteObservation(_ fix: Fix) -> RerouteObservation? {
+    guard departed else { return nil }
+    let evidence: OffRouteEvidence =
+      offRoute ? .confirmed : offRouteSuspected ? .suspected : .none
+    let speed = fix.speed ?? currentSpeed
+    let toGoal = fix.coordinate.map { $0.distance(to: document.destination.coordinate) } ?? 0
+    return RerouteObservation(
+      time: fix.time, coordinate: fix.isValid ? fix.coordinate : nil,
+      course: speed >= configuration.trustCourseAbove ? fix.course : nil, speed: speed,
+      accuracy: fix.horizontalAccuracy, deadReckoned: fix.quality == .deadReckoning,
+      gpsLost: gpsLost, evidence: evidence, distanceToDestination: toGoal, arrived: arrived)
   }
 }
