@@ -388,12 +388,15 @@ public struct NavigationSession: Sendable {
       }
       checkLoss(at: time, into: &events)
     }
-    if phase == .onRoute,  // no estimate is due before `reckonStart` after the last match
-      reckoner.carrying != nil
-        || position.matchTime.map({ reckonThrough >= $0 + configuration.reckonStart }) ?? false
-    {
-      deadReckon(by: reckonThrough, inclusive: inclusive, into: &events)
-    }
+    guard reckons(by: reckonThrough) else { return }
+    deadReckon(by: reckonThrough, inclusive: inclusive, into: &events)
+  }
+
+  /// Whether an estimate can fall due by `time` (asked on every fix, before a reckoner is built).
+  private func reckons(by time: Double) -> Bool {
+    phase == .onRoute
+      && (reckoner.carrying != nil
+        || position.matchTime.map { time >= $0 + configuration.reckonStart } == true)
   }
 
   private var reckonSpeed: Double? { fixes.carriedSpeed(planned: plannedSpeed, configuration) }
@@ -409,14 +412,11 @@ public struct NavigationSession: Sendable {
   private mutating func deadReckon(
     by time: Double, inclusive: Bool, into events: inout [NavigationEvent]
   ) {
-    guard phase == .onRoute else { return }
+    guard reckons(by: time) else { return }
     var r: DeadReckoning
     if let carried = reckoner.carrying {
       r = carried
     } else {
-      // No estimate is due before `reckonStart` after the last match (`DeadReckoning.next`):
-      // every fix while fixes come returns here, before a reckoner is built (which cost two
-      // copies of the whole session a fix, 3× the per-fix cost of a session without it).
       guard let since = position.matchTime, time >= since + configuration.reckonStart,
         let v = reckonSpeed
       else { return }
