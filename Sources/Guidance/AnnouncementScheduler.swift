@@ -41,6 +41,8 @@ struct AnnouncementScheduler: Sendable {
   let phrasing: any Phrasing
   /// The route's average planned speed in m/s, a floor for announcement timing.
   let plannedSpeed: Double
+  /// Whether a step has lanes or a sign: most routes have none, and time no road clauses.
+  let hasRoad: Bool
   /// Per step, what was already said.
   var said: [AnnouncementFlags]
   /// Time of the last maneuver announcement and the step it was for.
@@ -61,6 +63,7 @@ struct AnnouncementScheduler: Sendable {
       route.expectedTravelTime > 0
       ? min(configuration.plannedSpeedLimit, route.distance / route.expectedTravelTime) : 0
     said = [AnnouncementFlags](repeating: [], count: route.steps.count)
+    hasRoad = route.steps.contains { !$0.lanes.isEmpty || $0.sign != nil }
   }
 
   private var lastStep: Int { route.steps.count - 1 }
@@ -171,11 +174,13 @@ struct AnnouncementScheduler: Sendable {
       return nil
     }
     for (n, kind) in kinds.enumerated() where !said[m].contains(kind.flag) {
-      let message = AnnouncementMessage.maneuver(
+      // The sentence is built only once it is due: its parts are enough to time it.
+      let sentence = ManeuverSentence(
         instructions: instructions, distance: kind == .now ? nil : d,
         then: kind == .prepare ? nil : then,
-        road: Self.road(route.steps, at: m, kind: kind, then: kind == .prepare ? nil : then))
-      let lead = leadDistance(kind, step: m, speed: v, limits: limits, saying: message)
+        road: !hasRoad
+          ? nil : Self.road(route.steps, at: m, kind: kind, then: kind == .prepare ? nil : then))
+      let lead = leadDistance(kind, step: m, speed: v, limits: limits, saying: sentence)
       // The final announcement must still come `finalLeadSeconds` ahead when the vehicle is one
       // along-track sigma ahead of its match; what `nowLeadSeconds` spares beyond that
       // minimum already covers part of it.
@@ -195,9 +200,9 @@ struct AnnouncementScheduler: Sendable {
         let next = kinds[n + 1]
         let nextLead = leadDistance(
           next, step: m, speed: v, limits: limits,
-          saying: .maneuver(
+          saying: ManeuverSentence(
             instructions: instructions, distance: next == .now ? nil : d, then: then,
-            road: Self.road(route.steps, at: m, kind: next, then: then)))
+            road: !hasRoad ? nil : Self.road(route.steps, at: m, kind: next, then: then)))
         if d <= nextLead + v * configuration.minimumGapSeconds {
           said[m].insert(kind.flag)
           continue
@@ -211,7 +216,7 @@ struct AnnouncementScheduler: Sendable {
       }
       lastAnnouncement = (time, m)
       return DueAnnouncement(
-        message: message, kind: kind, step: m, id: "s\(m).\(kind.rawValue)",
+        message: sentence.message, kind: kind, step: m, id: "s\(m).\(kind.rawValue)",
         distance: d)
     }
     return nil
@@ -226,13 +231,13 @@ struct AnnouncementScheduler: Sendable {
     let (limits, v) = timing(step: m, speed: speed)
     let kind: AnnouncementKind = m == lastStep ? .approach : .now
     let then = thenInstructions(after: m, speed: v)
-    let message = AnnouncementMessage.maneuver(
+    let sentence = ManeuverSentence(
       instructions: route.steps[m].instructions,
       distance: kind == .now ? nil : limits.approachMaximum, then: then,
-      road: Self.road(route.steps, at: m, kind: kind, then: then))
+      road: !hasRoad ? nil : Self.road(route.steps, at: m, kind: kind, then: then))
     let margin =
       v * configuration.announcementIntervalLimit * configuration.announcementMarginFraction
-    return leadDistance(kind, step: m, speed: v, limits: limits, saying: message) + margin
+    return leadDistance(kind, step: m, speed: v, limits: limits, saying: sentence) + margin
   }
 
   /// The limits of step `m`'s mode and the speed its announcements are timed at: the speed
@@ -261,23 +266,22 @@ struct AnnouncementScheduler: Sendable {
   private mutating func leadDistance(
     _ kind: AnnouncementKind, step m: Int, speed v: Double,
     limits: GuidanceConfiguration.ModeLimits,
-    saying message: AnnouncementMessage
+    saying sentence: ManeuverSentence
   ) -> Double {
-    let speech = v * speechDuration(message)
-    if kind == .now, case .maneuver(let instructions, _, .some, let road) = message,
-      m + 1 <= lastStep
-    {
+    let speech = v * speechDuration(sentence)
+    if kind == .now, sentence.then != nil, m + 1 <= lastStep {
       // A pair said as one unit: its first part must end in time for the first maneuver, the
       // whole in time for the second, which comes `gap` metres later.
       let react = max(limits.nowMinimum, v * configuration.nowLeadSeconds)
       // The first part says the main maneuver's own lanes, if the pair says them, and its sign.
-      let firstRoad = road.map {
+      let firstRoad = sentence.road.map {
         ManeuverRoad(lanes: $0.lanesForThen ? [] : $0.lanes, sign: $0.sign)
       }
       let first =
         v
         * speechDuration(
-          .maneuver(instructions: instructions, distance: nil, then: nil, road: firstRoad))
+          ManeuverSentence(
+            instructions: sentence.instructions, distance: nil, then: nil, road: firstRoad))
       let gap = geometry.stepEnd[m + 1] - geometry.stepEnd[m]
       return max(react + first, react + speech - gap)
     }
@@ -293,22 +297,21 @@ struct AnnouncementScheduler: Sendable {
     }
   }
 
-  /// `phrasing.speechDuration(for: message)`, taken from ``spoken`` when a sentence said alike
-  /// was measured lately.
-  private mutating func speechDuration(_ message: AnnouncementMessage) -> Double {
+  /// `phrasing.speechDuration(for: sentence.message)`, taken from ``spoken`` when a sentence
+  /// said alike was measured lately.
+  private mutating func speechDuration(_ sentence: ManeuverSentence) -> Double {
     // A maneuver with road to say is measured each time: few are, and the key does not hold it.
-    guard case .maneuver(let instructions, let distance, let then, nil) = message else {
-      return phrasing.speechDuration(for: message)
-    }
-    var key = SpeechDurations.Key(instructions: instructions, distance: nil, then: then)
-    if let distance {
+    guard sentence.road == nil else { return phrasing.speechDuration(for: sentence.message) }
+    var key = SpeechDurations.Key(
+      instructions: sentence.instructions, distance: nil, then: sentence.then)
+    if let distance = sentence.distance {
       guard let k = phrasing.spokenDistanceKey(distance) else {
-        return phrasing.speechDuration(for: message)
+        return phrasing.speechDuration(for: sentence.message)
       }
       key.distance = k
     }
     if let seconds = spoken[key] { return seconds }
-    let seconds = phrasing.speechDuration(for: message)
+    let seconds = phrasing.speechDuration(for: sentence.message)
     spoken.insert(key, seconds)
     return seconds
   }
@@ -366,6 +369,17 @@ extension AnnouncementKind {
     case .approach: .approach
     default: .now
     }
+  }
+}
+
+/// The parts of a maneuver sentence: timed from them, built only once it is said.
+private struct ManeuverSentence {
+  var instructions: String
+  var distance: Double?
+  var then: String?
+  var road: ManeuverRoad?
+  var message: AnnouncementMessage {
+    .maneuver(instructions: instructions, distance: distance, then: then, road: road)
   }
 }
 
