@@ -853,8 +853,10 @@ public struct NavigationSession: Sendable {
     let remaining = max(0, geometry.length - distanceAlong)
     let fraction = geometry.length > 0 ? remaining / geometry.length : 0
     let matched = geometry.coordinate(at: distanceAlong, hint: position.segment)
-    let speedLimit = phase == .onRoute ? roadWatch.limit(at: distanceAlong) : nil
-    let ahead = aheadList()
+    // Routes without limits or objects (most) skip both calls.
+    let speedLimit =
+      phase == .onRoute && !roadWatch.spans.isEmpty ? roadWatch.limit(at: distanceAlong) : nil
+    let ahead = ahead.objects.isEmpty ? nil : aheadList()
     return Progress(
       step: currentStep,
       distanceToManeuver: max(0, geometry.stepEnd[currentStep] - distanceAlong),
