@@ -42,8 +42,13 @@ let package = Package(
     // One route flattened into the points the matcher walks: thinning, shared point storage.
     .target(name: "RouteShape", dependencies: ["Routes", "Geodesy"], swiftSettings: swiftSettings),
     .target(name: "GuidanceSettings", dependencies: ["Routes"], swiftSettings: swiftSettings),
+    // A fix placed on the route: the matcher and the route's geometry (lengths, steps, segments).
     .target(
-      name: "Guidance", dependencies: ["Routes", "RouteShape", "Geodesy", "GuidanceSettings"],
+      name: "Matching", dependencies: ["Geodesy", "RouteShape", "Routes"],
+      swiftSettings: swiftSettings),
+    .target(
+      name: "Guidance",
+      dependencies: ["Routes", "RouteShape", "Geodesy", "GuidanceSettings", "Matching"],
       swiftSettings: swiftSettings),
     .target(
       name: "Phrasebook", dependencies: ["Guidance", "Instructions", "Routes"],
@@ -57,9 +62,8 @@ let package = Package(
     .target(
       name: "Lab",
       dependencies: [
-        "Geodesy", "Guidance", "GuidanceSettings", "Instructions", "JSON", "NMEA", "Phrasebook",
-        "Rerouting",
-        "RouteImporters", "RouteShape", "Routes", "Simulation", "Wire",
+        "Geodesy", "Guidance", "GuidanceSettings", "Instructions", "JSON", "Matching", "NMEA",
+        "Phrasebook", "Rerouting", "RouteImporters", "RouteShape", "Routes", "Simulation", "Wire",
       ],
       swiftSettings: swiftSettings),
 
@@ -96,8 +100,8 @@ let package = Package(
     .target(
       name: "Daemon",
       dependencies: [
-        "Commands", "Events", "Geodesy", "GPSD", "GPSDProtocol", "Guidance", "JSON", "NMEA",
-        "Phrasebook", "POSIX", "Rerouting", "Router", "Routes", "Wire",
+        "Commands", "Events", "Geodesy", "GPSD", "GPSDProtocol", "Guidance", "JSON", "Matching",
+        "NMEA", "Phrasebook", "POSIX", "Rerouting", "Router", "Routes", "Wire",
       ],
       swiftSettings: swiftSettings),
     .target(
@@ -183,23 +187,24 @@ let package = Package(
     .target(
       name: "TestSupport",
       dependencies: [
-        "Geodesy", "Guidance", "GuidanceSettings", "JSON", "Lab", "NMEA", "Phrasebook", "Routes",
-        "Simulation", "Wire",
+        "Geodesy", "Guidance", "GuidanceSettings", "JSON", "Lab", "Matching", "NMEA", "Phrasebook",
+        "Routes", "Simulation", "Wire",
       ],
       path: "Tests/TestSupport", swiftSettings: swiftSettings),
     .testTarget(
       name: "CoreTests",
       dependencies: [
-        "Geodesy", "GPSDProtocol", "Guidance", "GuidanceSettings", "Instructions", "JSON", "NMEA",
-        "Phrasebook",
-        "Rerouting", "RouteFiles", "RouteImporters", "Routes", "RouteShape", "Simulation",
+        "Geodesy", "GPSDProtocol", "Guidance", "GuidanceSettings", "Instructions", "JSON",
+        "Matching", "NMEA", "Phrasebook", "Rerouting", "RouteFiles", "RouteImporters", "Routes",
+        "RouteShape", "Simulation",
         "TestSupport", "Wire",
       ],
       swiftSettings: swiftSettings),
     .testTarget(
       name: "LabTests",
       dependencies: [
-        "Geodesy", "Guidance", "JSON", "Lab", "Phrasebook", "Routes", "Simulation", "TestSupport",
+        "Geodesy", "Guidance", "JSON", "Lab", "Matching", "Phrasebook", "Routes", "Simulation",
+        "TestSupport",
       ],
       swiftSettings: swiftSettings),
     .testTarget(
@@ -228,8 +233,8 @@ let package = Package(
     .executableTarget(
       name: "StepwiseBench",
       dependencies: [
-        "Daemon", "Events", "Geodesy", "Guidance", "Instructions", "NMEA", "Phrasebook", "POSIX",
-        "Rerouting", "RouteFiles", "Router", "Routes",
+        "Daemon", "Events", "Geodesy", "Guidance", "Instructions", "Matching", "NMEA", "Phrasebook",
+        "POSIX", "Rerouting", "RouteFiles", "Router", "Routes",
       ],
       swiftSettings: swiftSettings),
   ],

@@ -1,4 +1,5 @@
 import GuidanceSettings
+import Matching
 import Routes
 
 extension AheadWatch {

@@ -1,5 +1,6 @@
 import Geodesy
 import GuidanceSettings
+import Matching
 import Routes
 
 /// What lies ahead on the route (issue 34): the road objects announced as the vehicle nears

@@ -1,4 +1,5 @@
 import GuidanceSettings
+import Matching
 import Routes
 
 /// A maneuver announcement that fell due: what to say, for which step, and how far ahead.

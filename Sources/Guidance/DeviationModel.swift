@@ -1,5 +1,6 @@
 import Geodesy
 import GuidanceSettings
+import Matching
 import RouteShape
 
 /// What tells a vehicle leaving its route from one that only seems to: recent distances from

@@ -1,5 +1,6 @@
 public import Geodesy
 import GuidanceSettings
+import Matching
 import RouteShape
 public import Routes
 

@@ -1,5 +1,6 @@
 import Geodesy
 import GuidanceSettings
+import Matching
 
 extension NavigationSession {
   /// Time of the first fix off the route since the vehicle last left it, `nil` on the route.

@@ -1,5 +1,6 @@
 public import Geodesy
 public import GuidanceSettings
+import Matching
 import RouteShape
 public import Routes
 

@@ -1,3 +1,5 @@
+import Matching
+
 /// Where the fixes place the vehicle on its route.
 struct RoutePosition: Sendable {
   /// Metres travelled along the route (the matched position).

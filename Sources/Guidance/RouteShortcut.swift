@@ -1,5 +1,6 @@
 import Geodesy
 import GuidanceSettings
+import Matching
 import RouteShape
 import Routes
 

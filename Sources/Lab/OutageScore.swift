@@ -1,5 +1,6 @@
 import Geodesy
 public import Guidance
+import Matching
 public import Routes
 public import Simulation
 

@@ -1,5 +1,6 @@
 public import Geodesy
 public import Guidance
+import Matching
 import NMEA
 public import Phrasebook
 import RouteShape

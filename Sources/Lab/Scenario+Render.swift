@@ -1,5 +1,6 @@
 import Geodesy
 public import Guidance
+import Matching
 import RouteShape
 public import Routes
 public import Simulation

@@ -1,5 +1,6 @@
 import Geodesy
 public import Guidance
+import Matching
 import Phrasebook
 import RouteShape
 public import Routes

@@ -30,6 +30,7 @@ import Events
 import Geodesy
 import Glibc
 import Guidance
+import Matching
 import NMEA
 import POSIX
 import Phrasebook

@@ -1,6 +1,7 @@
 import Geodesy
 import Guidance
 import GuidanceSettings
+import Matching
 import Phrasebook
 import RouteShape
 import Routes

@@ -1,5 +1,6 @@
 import Geodesy
 import Guidance
+import Matching
 import Phrasebook
 import RouteShape
 import Routes

@@ -1,5 +1,6 @@
 import Geodesy
 import GuidanceSettings
+import Matching
 import Phrasebook
 import Routes
 import TestSupport

@@ -1,5 +1,6 @@
 import Foundation
 import Geodesy
+import Matching
 import RouteShape
 import Routes
 import Simulation

@@ -1,6 +1,7 @@
 import Foundation
 import Geodesy
 import JSON
+import Matching
 import Phrasebook
 import RouteFiles
 import TestSupport

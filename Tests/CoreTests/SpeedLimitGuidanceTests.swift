@@ -1,4 +1,5 @@
 import Geodesy
+import Matching
 import Phrasebook
 import RouteShape
 import Routes

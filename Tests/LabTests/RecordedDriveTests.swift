@@ -1,6 +1,7 @@
 import Geodesy
 import Guidance
 import Lab
+import Matching
 import Phrasebook
 import Routes
 import Simulation

@@ -1,6 +1,7 @@
 import Dispatch
 import Glibc
 import Guidance
+import Matching
 import POSIX
 import Phrasebook
 import Routes

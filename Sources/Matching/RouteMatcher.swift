@@ -1,4 +1,4 @@
-import Geodesy
+public import Geodesy
 import RouteShape
 import Routes
 
@@ -6,41 +6,63 @@ import func Glibc.atan2
 import func Glibc.sqrt
 
 /// A place on the route that a fix may correspond to.
-struct MatchCandidate: Sendable, Equatable {
+public struct MatchCandidate: Sendable, Equatable {
   /// Distance along the route, metres.
-  var s: Double
+  public var s: Double
   /// Segment index of `s`.
-  var segment: Int
+  public var segment: Int
   /// Metres between the fix and the route at `s`.
-  var lateral: Double
+  public var lateral: Double
   /// Difference between the course over ground and the route's bearing at `s`, degrees, when
   /// the course is trusted.
-  var headingError: Double?
+  public var headingError: Double?
   /// The matching cost (lower is better).
-  var cost: Double
+  public var cost: Double
+
+  public init(s: Double, segment: Int, lateral: Double, headingError: Double?, cost: Double) {
+    self.s = s
+    self.segment = segment
+    self.lateral = lateral
+    self.headingError = headingError
+    self.cost = cost
+  }
 }
 
 /// What the matcher should weigh for one fix.
-struct MatchQuery {
-  var point: Coordinate
+public struct MatchQuery {
+  public var point: Coordinate
   /// Course in degrees, only when it can be trusted (enough speed).
-  var course: Double?
+  public var course: Double?
   /// Window of distances along the route to search, metres.
-  var window: ClosedRange<Double>
+  public var window: ClosedRange<Double>
   /// Where dead reckoning from the last match puts the vehicle, metres along the route.
-  var predicted: Double
+  public var predicted: Double
   /// Lateral standard deviation, metres.
-  var sigmaLateral: Double
+  public var sigmaLateral: Double
   /// Along-route standard deviation of the prediction, metres.
-  var sigmaAlong: Double
+  public var sigmaAlong: Double
+
+  public init(
+    point: Coordinate, course: Double?, window: ClosedRange<Double>, predicted: Double,
+    sigmaLateral: Double, sigmaAlong: Double
+  ) {
+    self.point = point
+    self.course = course
+    self.window = window
+    self.predicted = predicted
+    self.sigmaLateral = sigmaLateral
+    self.sigmaAlong = sigmaAlong
+  }
 }
 
 /// How much work one match did, for tests of the matcher's cost (never read by guidance).
-struct MatchStatistics: Sendable, Equatable {
+public struct MatchStatistics: Sendable, Equatable {
   /// Segments whose candidate was computed.
-  var segments = 0
+  public var segments = 0
   /// Blocks whose lower bound was computed.
-  var blocks = 0
+  public var blocks = 0
+
+  public init() {}
 }
 
 /// Snaps fixes to the route by progress along it, searching only a window of the route.
@@ -60,18 +82,19 @@ struct MatchStatistics: Sendable, Equatable {
 /// the fix, whatever the density of the route's points and whatever the length of the window (an
 /// off-route search window can be 20 km long); the blocks whose bounds it computes grow only with
 /// the logarithm of the number of segments in the window. Nothing is allocated per match.
-struct RouteMatcher: Sendable {
-  let geometry: RouteGeometry
+public struct RouteMatcher: Sendable {
+  public let geometry: RouteGeometry
   private let blocks: SegmentBlocks
 
-  init(geometry: RouteGeometry) {
+  public init(geometry: RouteGeometry) {
     self.geometry = geometry
     self.blocks = SegmentBlocks(geometry)
   }
 
   /// The best candidate inside `query.window`; `hint` is a segment near the window (the last
   /// match), where the search for the window's ends starts.
-  func match(_ query: MatchQuery, hint: Int) -> MatchCandidate? {
+  @inlinable
+  public func match(_ query: MatchQuery, hint: Int) -> MatchCandidate? {
     var statistics = MatchStatistics()
     return match(query, hint: hint, statistics: &statistics)
   }
@@ -83,7 +106,10 @@ struct RouteMatcher: Sendable {
   /// does run along, if any. After an outage at an out-and-back or a loop two legs lie in the
   /// window and the estimate's distance may favour the one the vehicle is not on; its course,
   /// not trusted enough to weigh every place, still tells.
-  func match(_ query: MatchQuery, hint: Int, course: Double?, along: Double) -> MatchCandidate? {
+  @inlinable
+  public func match(_ query: MatchQuery, hint: Int, course: Double?, along: Double)
+    -> MatchCandidate?
+  {
     let best = match(query, hint: hint)
     guard query.course == nil, let course, let b = best,
       bearingDifference(course, geometry.bearings[b.segment]) > along
@@ -95,7 +121,7 @@ struct RouteMatcher: Sendable {
   }
 
   /// ``match(_:hint:)``, counting the work done into `statistics`.
-  func match(_ query: MatchQuery, hint: Int, statistics: inout MatchStatistics)
+  public func match(_ query: MatchQuery, hint: Int, statistics: inout MatchStatistics)
     -> MatchCandidate?
   {
     let g = geometry
@@ -139,14 +165,16 @@ struct RouteMatcher: Sendable {
   /// an out-and-back route is placed on the way out; without such a candidate, the nearest one
   /// not contradicted by the course. Searches the whole route once (at the start of guidance
   /// only), through the same blocks as ``match(_:hint:)``.
-  func initialMatch(point: Coordinate, course: Double?, acceptLateral: Double) -> MatchCandidate? {
+  public func initialMatch(point: Coordinate, course: Double?, acceptLateral: Double)
+    -> MatchCandidate?
+  {
     var statistics = MatchStatistics()
     return initialMatch(
       point: point, course: course, acceptLateral: acceptLateral, statistics: &statistics)
   }
 
   /// ``initialMatch(point:course:acceptLateral:)``, counting the work done into `statistics`.
-  func initialMatch(
+  public func initialMatch(
     point: Coordinate, course: Double?, acceptLateral: Double,
     statistics: inout MatchStatistics
   ) -> MatchCandidate? {
@@ -184,7 +212,7 @@ struct RouteMatcher: Sendable {
 
   /// ``match(_:hint:)`` by walking every segment of the window: the definition that the
   /// block search must reproduce exactly (tests compare the two).
-  func exhaustiveMatch(_ query: MatchQuery, hint: Int) -> MatchCandidate? {
+  public func exhaustiveMatch(_ query: MatchQuery, hint: Int) -> MatchCandidate? {
     let g = geometry
     let lo = max(0, query.window.lowerBound)
     let hi = min(g.length, query.window.upperBound)
@@ -205,7 +233,7 @@ struct RouteMatcher: Sendable {
 
   /// ``initialMatch(point:course:acceptLateral:)`` by walking every segment of the route: the
   /// definition that the block search must reproduce exactly (tests compare the two).
-  func exhaustiveInitialMatch(point: Coordinate, course: Double?, acceptLateral: Double)
+  public func exhaustiveInitialMatch(point: Coordinate, course: Double?, acceptLateral: Double)
     -> MatchCandidate?
   {
     let query = MatchQuery(

@@ -20,17 +20,17 @@ public struct RouteGeometry: Sendable {
   /// Metres per degree of longitude at each point's latitude: the east scale of the local plane
   /// that the matcher measures a segment in, computed once instead of on every match (single
   /// precision: a lateral distance moves by less than a micrometre per 10 m).
-  let metresPerDegreeLongitude: FloatColumn
+  public let metresPerDegreeLongitude: FloatColumn
   /// Distance along the route of each step's maneuver, in metres; `stepEnd[0] == 0`.
   public let stepEnd: [Double]
   /// Index into `points` of each step's maneuver point.
   public let stepEndPoint: [Int]
 
   /// Total length of the polyline in metres.
-  public var length: Double { cumulative[cumulative.count - 1] }
+  @inlinable public var length: Double { cumulative[cumulative.count - 1] }
 
   /// Number of segments (points − 1).
-  public var segmentCount: Int { cumulative.count - 1 }
+  @inlinable public var segmentCount: Int { cumulative.count - 1 }
 
   /// Flattens `route`.
   ///
@@ -42,7 +42,7 @@ public struct RouteGeometry: Sendable {
 
   /// Flattens `route`, whose steps are consecutive ranges of `all`
   /// (``Routes/Route/sharingOnePointArray()``): the geometry reads its points from `all`.
-  init(route: Route, points all: RoutePolyline) {
+  public init(route: Route, points all: RoutePolyline) {
     let thinned = ThinnedRoute(route, points: all)
     var pts = thinned.points
     let ends = thinned.stepEnds
@@ -116,14 +116,15 @@ public struct RouteGeometry: Sendable {
   /// The last segment that starts at or before `s` metres, searched forwards from segment
   /// `start` (`start` itself when the next one starts after `s`); cost logarithmic in the
   /// segments passed.
-  func lastSegment(startingAtOrBefore s: Double, from start: Int) -> Int {
+  public func lastSegment(startingAtOrBefore s: Double, from start: Int) -> Int {
     let last = segmentCount - 1
     return gallop(from: start, step: 1) { i in i < last && !(cumulative[i + 1] > s) }
   }
 
   /// The first segment, not before `limit`, of those from there to `start` that end at or
   /// after `s` metres, searched backwards from `start`; cost logarithmic in the segments passed.
-  func firstSegment(endingAtOrAfter s: Double, from start: Int, notBefore limit: Int) -> Int {
+  public func firstSegment(endingAtOrAfter s: Double, from start: Int, notBefore limit: Int) -> Int
+  {
     gallop(from: start, step: -1) { i in i > limit && !(cumulative[i] < s) }
   }
 
