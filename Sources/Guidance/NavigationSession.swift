@@ -32,7 +32,7 @@ public struct NavigationSession: Sendable {
   public var distanceFromRoute: Double { position.lateral.isFinite ? position.lateral : 0 }
 
   /// Where the fixes place the vehicle on the route.
-  private var position = RoutePosition()
+  var position = RoutePosition()
   /// Metres travelled along the route (the matched position).
   public internal(set) var distanceAlong: Double {
     get { position.along }
@@ -44,7 +44,7 @@ public struct NavigationSession: Sendable {
     set { position.step = newValue }
   }
   /// The position of a vehicle without fixes, carried along the route (``DeadReckoning``).
-  private var reckoner = Reckoner()
+  var reckoner = Reckoner()
   /// What the receiver's epochs said so far: times, speed, accuracy, losses, glitches.
   var fixes = FixHistory()
   var speed: Double { fixes.speed }
@@ -115,7 +115,7 @@ public struct NavigationSession: Sendable {
 
   /// The route's average planned speed in m/s (0 when the route has no travel time), a floor
   /// for announcement timing: a vehicle that just turned will speed up again.
-  private var plannedSpeed: Double { scheduler.plannedSpeed }
+  var plannedSpeed: Double { scheduler.plannedSpeed }
 
   // MARK: - Snapshots
 
@@ -357,113 +357,6 @@ public struct NavigationSession: Sendable {
       phase == .onRoute && reckonSpeed != nil && now < last + Self.deadReckoningLimit
     guard carried || lossDue != nil else { return nil }
     return SilenceCheck(lossDue: lossDue, periodic: carried)
-  }
-
-  // MARK: - GPS loss
-
-  private mutating func checkLoss(at time: Double, into events: inout [NavigationEvent]) {
-    guard let lostAt = fixes.lose(at: time, after: configuration.gpsLostAfter) else { return }
-    detector.suspend()
-    events.append(NavigationEvent(time: lostAt, kind: .gps(.lost)))
-    announce(
-      .gpsLost, kind: .gps, step: currentStep, id: "gps.\(fixes.losses).lost", time: lostAt,
-      into: &events)
-  }
-
-  /// Seconds after the last matched fix for which a moving vehicle is carried on by dead
-  /// reckoning (the daemon's engine ticks while it lasts).
-  public static let deadReckoningLimit = 300.0
-
-  /// Reports what silence up to `time` means: the estimates due before the loss, the loss,
-  /// then the estimates due by `reckonThrough` (at it too when `inclusive`), in time order.
-  private mutating func passSilence(
-    until time: Double, reckonThrough: Double, inclusive: Bool,
-    into events: inout [NavigationEvent]
-  ) {
-    if !gpsLost, let last = fixes.last, time >= last.time + configuration.gpsLostAfter {
-      let lostAt = last.time + configuration.gpsLostAfter
-      if reckonThrough < lostAt {
-        deadReckon(by: reckonThrough, inclusive: inclusive, into: &events)
-      } else {
-        deadReckon(by: lostAt, inclusive: false, into: &events)
-      }
-      checkLoss(at: time, into: &events)
-    }
-    guard reckons(by: reckonThrough) else { return }
-    deadReckon(by: reckonThrough, inclusive: inclusive, into: &events)
-  }
-
-  /// Whether an estimate can fall due by `time` (asked on every fix, before a reckoner is built).
-  private func reckons(by time: Double) -> Bool {
-    phase == .onRoute
-      && (reckoner.carrying != nil
-        || position.matchTime.map { time >= $0 + configuration.reckonStart } == true)
-  }
-
-  private var reckonSpeed: Double? { fixes.carriedSpeed(planned: plannedSpeed, configuration) }
-
-  /// Carries a vehicle without fixes along the route from its last matched position, one
-  /// estimate per `reckonStep` due by `time`: each moves the position, passes steps, makes the
-  /// announcements due and reports progress, all marked as estimated.
-  ///
-  /// Only a departed vehicle on the route is carried, for at most ``deadReckoningLimit``
-  /// seconds after its last match. The estimate passes `reckonManeuvers` maneuvers at most, and
-  /// only at driving speed, `reckonPastManeuver` metres after it; then it waits at the next
-  /// maneuver, whose direction nothing tells, and at the route's end (arrival needs a fix).
-  private mutating func deadReckon(
-    by time: Double, inclusive: Bool, into events: inout [NavigationEvent]
-  ) {
-    guard reckons(by: time) else { return }
-    var r: DeadReckoning
-    if let carried = reckoner.carrying {
-      r = carried
-    } else {
-      guard let since = position.matchTime, time >= since + configuration.reckonStart,
-        let v = reckonSpeed
-      else { return }
-      r = reckoner.start(
-        since: since, along: distanceAlong, speed: v, newest: fixes.last?.time ?? since,
-        after: max(fixes.lastInputTime ?? since, since), fixInterval: fixInterval, configuration)
-      if case .settling(let floor, _) = reckoner.mode { r.floor = floor }
-    }
-    let c = configuration
-    let first = events.count
-    while let t = r.next(by: time, inclusive: inclusive, limit: Self.deadReckoningLimit) {
-      let target = r.along(at: t)
-      let v = r.speed(at: t)
-      if currentStep < lastStep, r.passed < c.reckonManeuvers, v >= c.reckonPassSpeed,
-        target > geometry.stepEnd[currentStep] + c.reckonPastManeuver
-      {
-        r.passedManeuver(at: t)
-        distanceAlong = min(target, geometry.stepEnd[currentStep + 1])
-        advanceSteps(time: t, into: &events)
-      }
-      distanceAlong = max(distanceAlong, min(target, geometry.stepEnd[currentStep]))
-      position.segment = geometry.segment(containing: distanceAlong, from: position.segment)
-      position.lateral = 0
-      // Timed a little early: a vehicle may have sped up in the dark, never slowed for us.
-      let early = v * min(c.reckonEarlySeconds, c.reckonEarlyRate * (t - r.anchorTime))
-      announcements(
-        time: t, position: min(distanceAlong + early, geometry.stepEnd[currentStep]), speed: v,
-        into: &events)
-      watchAhead(time: t, into: &events)
-      let point = geometry.coordinate(at: distanceAlong, hint: position.segment)
-      let estimate = Fix(time: t, coordinate: point, speed: v, quality: .deadReckoning)
-      events.append(NavigationEvent(time: t, kind: .progress(progress(point, estimate))))
-    }
-    for i in first..<events.count { events[i].estimated = true }
-    // A reckoning starts with its first estimate (until then, a settling position stays).
-    if r.started { reckoner.mode = .carrying(r) }
-  }
-
-  /// A usable fix after a stretch without: the position goes back to the last match, from
-  /// which the fix is matched as after any gap; returns the last estimate, `nil` when there was
-  /// none.
-  private mutating func endReckoning() -> Double? {
-    guard let end = reckoner.end(at: distanceAlong) else { return nil }
-    distanceAlong = end.anchor
-    position.segment = geometry.segment(containing: distanceAlong, from: position.segment)
-    return end.estimate
   }
 
   // MARK: - Matching
@@ -717,7 +610,7 @@ public struct NavigationSession: Sendable {
 
   // MARK: - Steps and arrival
 
-  private mutating func advanceSteps(time: Double, into events: inout [NavigationEvent]) {
+  mutating func advanceSteps(time: Double, into events: inout [NavigationEvent]) {
     while currentStep < lastStep && distanceAlong > geometry.stepEnd[currentStep] {
       let passed = currentStep
       scheduler.markPassed(passed..<passed + 1)
@@ -793,7 +686,7 @@ public struct NavigationSession: Sendable {
   // MARK: - Announcements
 
   /// Makes the announcement for the maneuver ahead that is due with the vehicle at `position`.
-  private mutating func announcements(
+  mutating func announcements(
     time: Double, position: Double, speed: Double? = nil, into events: inout [NavigationEvent]
   ) {
     let speed = speed ?? self.speed
@@ -848,7 +741,7 @@ public struct NavigationSession: Sendable {
         message, kind: kind, step: step, id: id, time: time, distance: distance))
   }
 
-  private mutating func progress(_ point: Coordinate, _ fix: Fix) -> Progress {
+  mutating func progress(_ point: Coordinate, _ fix: Fix) -> Progress {
     var distanceAlong = distanceAlong
     distanceAlong = reckoner.reported(distanceAlong)
     let remaining = max(0, geometry.length - distanceAlong)
