@@ -17,8 +17,7 @@ struct DeadReckoning: Sendable, Equatable {
   let speed: Double
   let cruise: Double
   let acceleration: Double
-  /// When it starts speeding up to `cruise`: at the anchor after a maneuver or at a changing
-  /// speed, else when the estimate passes a maneuver (never, until then).
+  /// When it speeds up to `cruise`: at the anchor, when the estimate passes a maneuver, or never.
   private(set) var speedUpAt: Double
   /// Seconds between estimates.
   let step: Double
@@ -28,8 +27,7 @@ struct DeadReckoning: Sendable, Equatable {
   private(set) var through: Double
   /// Maneuvers passed on the estimate alone.
   var passed: Int
-  /// The position reported is never behind this (a vehicle that lost its fixes again while
-  /// settling behind the last estimate, ``Reckoning/settling(floor:until:)``).
+  /// Never reported behind this (fixes lost again while settling behind the last estimate).
   var floor = -Double.infinity
   /// Whether an estimate was made yet.
   private(set) var started = false

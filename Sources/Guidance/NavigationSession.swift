@@ -249,13 +249,14 @@ public struct NavigationSession: Sendable {
     }
     let estimate = endReckoning()
     fixes.accuracy = accuracy
-    // After a gap the vehicle went on at about the speed it had before (its peak, as dead
-    // reckoning takes it), whatever the speed of the fix that ends the gap.
+    // After a gap a vehicle that was moving went on at its speed before (its peak, as reckoning
+    // has it); of one not carried and silent longer than a reckoning lasts, nothing says (nil).
     let gap = dt > configuration.gpsLostAfter
+    let stood = dt > Self.deadReckoningLimit && reckonSpeed == nil
     let peak = gap ? reckoner.peak.speed(span: configuration.reckonPeakSeconds) : 0
     fixes.updateSpeed(fix, point: point, dt: dt, configuration)
     reckoner.peak.note(speed, time: fix.time)
-    let carried = gap ? max(speed, peak) : speed
+    let carried = stood ? nil : gap ? max(speed, peak) : speed
     let threshold = max(
       configuration.offRouteMinimumDistance, configuration.offRouteAccuracyFactor * accuracy)
     let trustedCourse =
@@ -440,19 +441,20 @@ public struct NavigationSession: Sendable {
 
   private mutating func followOnRoute(
     _ fix: Fix, point: Coordinate, course: Double?, matchCourse: Double?, dt: Double,
-    carried: Double, accuracy: Double,
+    carried: Double?, accuracy: Double,
     threshold: Double, standing: Bool, into events: inout [NavigationEvent]
   ) {
     // After a gap, a vehicle slow when the fixes stopped may have driven off at the route's speed.
-    let reach = dt > configuration.gpsLostAfter ? max(carried, plannedSpeed) : carried
+    let reach = dt > configuration.gpsLostAfter ? max(carried ?? 0, plannedSpeed) : carried ?? 0
     let w = window(dt: dt, speed: reach, accuracy: accuracy)
-    let predicted = distanceAlong + carried * dt
     let query = MatchQuery(
       point: point, course: matchCourse,
-      window: (distanceAlong - w.back)...(distanceAlong + w.ahead), predicted: predicted,
+      window: (distanceAlong - w.back)...(distanceAlong + w.ahead),
+      predicted: distanceAlong + (carried ?? 0) * dt,
       sigmaLateral: max(configuration.minimumLateralSigma, accuracy),
-      sigmaAlong: configuration.alongSigma + configuration.alongSigmaTravel * carried * dt
-        + accuracy)
+      sigmaAlong: carried.map {
+        configuration.alongSigma + configuration.alongSigmaTravel * $0 * dt + accuracy
+      } ?? .infinity)
     var best = matcher.match(
       query, hint: position.segment, course: course, along: configuration.rejoinHeadingDegrees)
     deviation.shortcut.note(point, time: fix.time, span: configuration.movementSeconds)

@@ -241,4 +241,39 @@ import Testing
     #expect(!after.contains { if case .offRoute = $0.kind { true } else { false } })
     #expect(abs(s.distanceAlong - 480) < 10)
   }
+
+  /// A vehicle parked for 20 minutes is where it stood.
+  ///
+  /// It crept into the parking place (not carried), and its creeping speed times the silence
+  /// puts it where the route comes back 8 m away the other way: a match there makes the vehicle
+  /// driving off "off route" (the wrong way). Fails with the creeping speed as the prediction
+  /// (checked: an off-route, and the match 338 m from where it is).
+  @Test func aVehicleParkedForLongIsWhereItStood() throws {
+    let doc = makeRoute(legs: [
+      (90, 500, "Turn right onto A Street"), (180, 8, "Turn right onto B Street"),
+      (270, 400, "Your destination is on the left"),
+    ])
+    let geometry = RouteGeometry(route: doc.routes[0])
+    func fix(at s: Double, time: Double, speed: Double) -> Fix {
+      Fix(
+        time: Self.t0 + time, coordinate: geometry.coordinate(at: s), speed: speed,
+        course: speed > 0 ? 90 : nil, horizontalAccuracy: 3)
+    }
+    var s = try NavigationSession(document: doc, phrasing: Phrasebook(language: .en))
+    var events: [NavigationEvent] = []
+    var along = 0.0
+    for t in 0...45 {
+      let v = t < 20 ? 12.0 : 1.5
+      events += s.ingest(fix(at: along, time: Double(t), speed: v))
+      along += v
+    }
+    // Parked: no epoch at all for 20 minutes, then back where it stood, and off again east.
+    for k in 0...15 {
+      let v = k < 3 ? 0.0 : Double(k - 2)
+      along += v
+      events += s.ingest(fix(at: along, time: 1245 + Double(k), speed: v))
+    }
+    #expect(!events.contains { if case .offRoute = $0.kind { true } else { false } })
+    #expect(abs(s.distanceAlong - along) < 10)
+  }
 }
