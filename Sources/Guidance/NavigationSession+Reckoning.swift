@@ -16,9 +16,9 @@ extension NavigationSession {
   /// Seconds after its last match a moving vehicle is carried on (the daemon's engine ticks).
   public static let deadReckoningLimit = 300.0
 
-  /// Reports what silence up to `time` means: the estimates due before the loss, the loss,
-  /// then the estimates due by `reckonThrough` (at it too when `inclusive`), in time order.
-  mutating func passSilence(
+  /// Reports what silence up to `time` means: the estimates due before the loss, the loss, then
+  /// those due by `reckonThrough` (at it too when `inclusive`); inlined, as while it was private.
+  @inline(__always) mutating func passSilence(
     until time: Double, reckonThrough: Double, inclusive: Bool,
     into events: inout [NavigationEvent]
   ) {
@@ -36,7 +36,7 @@ extension NavigationSession {
   }
 
   /// Whether an estimate can fall due by `time` (asked on every fix, before a reckoner is built).
-  func reckons(by time: Double) -> Bool {
+  @inline(__always) func reckons(by time: Double) -> Bool {
     phase == .onRoute
       && (reckoner.carrying != nil
         || position.matchTime.map { time >= $0 + configuration.reckonStart } == true)

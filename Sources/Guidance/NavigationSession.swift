@@ -252,11 +252,11 @@ public struct NavigationSession: Sendable {
     // After a gap a vehicle that was moving went on at its speed before (its peak, as reckoning
     // has it); of one not carried and silent longer than a reckoning lasts, nothing says (nil).
     let gap = dt > configuration.gpsLostAfter
-    let stood = dt > Self.deadReckoningLimit && reckonSpeed == nil
+    let stood = gap && dt > Self.deadReckoningLimit && reckonSpeed == nil
     let peak = gap ? reckoner.peak.speed(span: configuration.reckonPeakSeconds) : 0
     fixes.updateSpeed(fix, point: point, dt: dt, configuration)
     reckoner.peak.note(speed, time: fix.time)
-    let carried = stood ? nil : gap ? max(speed, peak) : speed
+    let carried = !gap ? speed : stood ? nil : max(speed, peak)
     let threshold = max(
       configuration.offRouteMinimumDistance, configuration.offRouteAccuracyFactor * accuracy)
     let trustedCourse =
