@@ -235,6 +235,9 @@ extension RecordedDrive {
     public var length: Double
     /// The maneuver the outage was placed around (`nil`: placed by time alone).
     public var maneuver: Int?
+    /// Seconds from the last fix before the cut to the first after it: longer than `length`
+    /// when the cut joins a gap of the drive's own.
+    public var blind: Double
     public var score: OutageScore
   }
 
@@ -276,7 +279,12 @@ extension RecordedDrive {
         let score = try OutageScore(
           document: document, routeIndex: routeIndex, phrasing: phrasing, plain: fixes,
           dark: dark, truth: truth, outage: window)
-        out.append(Outage(at: at - first, length: length, maneuver: maneuver, score: score))
+        let before = valid.last { $0.time < window.lowerBound }?.time ?? window.lowerBound
+        let after = valid.first { $0.time > window.upperBound }?.time ?? window.upperBound
+        out.append(
+          Outage(
+            at: at - first, length: length, maneuver: maneuver, blind: after - before,
+            score: score))
       }
     }
     return out

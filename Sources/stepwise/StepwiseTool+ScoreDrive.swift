@@ -29,8 +29,10 @@ extension StepwiseTool {
     least 2 s before it, prompts made from an estimate at steady speed within 2 s of the schedule
     without the outage, the position when fixes return within 5 % of the distance covered blind
     (steady speed, not held at a maneuver), no backward jump over 10 m, no off-route (none in the
-    10 s after the return either). Prints a summary line and each cut that falls short; exits 1
-    when any does.
+    10 s after the return either). A cut that joins a gap of the drive's own into an outage
+    longer than the longest length (and 5 s) is beyond that range: it is listed apart, as
+    "joined", and not counted. Prints a summary line and each cut that falls short; exits 1 when
+    any counted one does.
     """
 
   /// 2026-11-30T09:00:00Z: where the relative seconds of a CSV track start.
@@ -76,7 +78,12 @@ extension StepwiseTool {
     _ drive: RecordedDrive, count: Int, lengths: [Double], name: String, _ out: OutputSink
   ) throws -> Int32 {
     let cuts = try drive.outages(count: count, lengths: lengths)
+    // A cut that joins a gap of the drive's own makes an outage longer than the range scored:
+    // listed apart, not counted.
+    let range = (lengths.max() ?? 60) + joinedSlack
     var failing = 0
+    var joined = 0
+    var joinedShort = 0
     var compared = 0
     var worstShift = 0.0
     var returns = 0
@@ -84,6 +91,9 @@ extension StepwiseTool {
     var worstJump = 0.0
     for c in cuts {
       let s = c.score
+      // The figures of the summary are of the counted cuts only.
+      let beyond = c.blind > range
+      let counted = beyond ? 0 : 1
       var misses: [String] = []
       if !s.unprompted.isEmpty {
         misses.append("maneuvers \(s.unprompted) prompted under 2 s or never")
@@ -93,10 +103,10 @@ extension StepwiseTool {
       if s.backwardJump > 10 {
         misses.append("jumped \(NMEAWriter.fixed(s.backwardJump, 1)) m back")
       }
-      worstJump = max(worstJump, s.backwardJump)
+      if !beyond { worstJump = max(worstJump, s.backwardJump) }
       if let e = s.returnError, s.steady, !s.held, s.blindDistance > 0 {
-        returns += 1
-        worstReturn = max(worstReturn, e / s.blindDistance)
+        returns += counted
+        if !beyond { worstReturn = max(worstReturn, e / s.blindDistance) }
         if e > 0.05 * s.blindDistance {
           misses.append(
             "\(NMEAWriter.fixed(e, 1)) m off after \(NMEAWriter.fixed(s.blindDistance, 0)) m blind")
@@ -104,26 +114,39 @@ extension StepwiseTool {
       }
       for p in s.prompts where p.steady {
         guard let shift = p.shift else { continue }
-        compared += 1
-        worstShift = max(worstShift, abs(shift))
+        compared += counted
+        if !beyond { worstShift = max(worstShift, abs(shift)) }
         if abs(shift) > 2 {
           misses.append("\(p.id) \(NMEAWriter.fixed(shift, 1)) s off the schedule")
         }
       }
+      joined += 1 - counted
       guard !misses.isEmpty else { continue }
-      failing += 1
       let around = c.maneuver.map { " (maneuver \($0))" } ?? ""
-      out.line(
-        "  \(NMEAWriter.fixed(c.at, 0))+\(NMEAWriter.fixed(c.length, 0)) s\(around): "
-          + misses.joined(separator: "; "))
+      let cut = "\(NMEAWriter.fixed(c.at, 0))+\(NMEAWriter.fixed(c.length, 0)) s\(around)"
+      if beyond {
+        joinedShort += 1
+        out.line(
+          "  joined, \(cut) is \(NMEAWriter.fixed(c.blind, 0)) s blind: "
+            + misses.joined(separator: "; "))
+        continue
+      }
+      failing += 1
+      out.line("  \(cut): " + misses.joined(separator: "; "))
     }
     out.line(
-      "\(name): \(cuts.count) outages, \(failing) short; \(compared) prompts from estimates at steady "
+      "\(name): \(cuts.count - joined) outages, \(failing) short; \(joined) more joined a gap of "
+        + "the drive's own into over \(NMEAWriter.fixed(range, 0)) s blind, scored apart "
+        + "(\(joinedShort) short); \(compared) prompts from estimates at steady "
         + "speed, worst \(NMEAWriter.fixed(worstShift, 1)) s off the schedule; \(returns) returns at "
         + "steady speed, worst \(NMEAWriter.fixed(100 * worstReturn, 1)) % of the distance blind; "
         + "largest backward step \(NMEAWriter.fixed(worstJump, 1)) m")
     return failing == 0 ? 0 : 1
   }
+
+  /// Seconds a cut's blind span may exceed the longest length scored before it counts as joined
+  /// to a gap of the drive's own (a fix interval or two either side of the cut).
+  static let joinedSlack = 5.0
 
   /// The fixes of a whole track: a `t,lat,lon` CSV, a gpsd capture or NMEA.
   static func trackFixes(_ bytes: [UInt8]) throws -> [Fix] {

@@ -117,6 +117,32 @@ import Testing
     }
   }
 
+  /// A cut next to a gap of the drive's own makes one outage of both, longer than the cut: its
+  /// blind span says so (`score-drive` lists such cuts apart, beyond the lengths it scores).
+  @Test func aCutThatJoinsAGapOfTheDrivesOwnSaysHowLongItWasBlind() throws {
+    let (scenario, all) = try RecordedDriveTests.recorded()
+    let valid = all.filter(\.isValid)
+    let first = try #require(valid.first?.time)
+    let last = try #require(valid.last?.time)
+    try #require(last - first > 240)
+    let gap = (first + 120)...(first + 180)
+    let drive = RecordedDrive(
+      document: scenario.document, phrasing: Phrasebook(),
+      fixes: all.filter { !gap.contains($0.time) })
+    let cuts = try drive.outages(count: 60, lengths: [20])
+    var joined = 0
+    for c in cuts {
+      let window = (first + c.at)...(first + c.at + 20)
+      if window.upperBound >= gap.lowerBound - 0.5 && window.lowerBound <= gap.upperBound + 0.5 {
+        joined += 1
+        #expect(c.blind > 60, "cut at \(c.at) s joins the gap: \(c.blind) s blind")
+      } else if window.upperBound < gap.lowerBound - 3 || window.lowerBound > gap.upperBound + 3 {
+        #expect(c.blind < 24, "cut at \(c.at) s is clear of the gap: \(c.blind) s blind")
+      }
+    }
+    #expect(joined > 0)
+  }
+
   /// A recorded drive has gaps of its own, and no truth in them: the return is this outage's
   /// last estimate, against where the vehicle was at its time (between the fixes either side).
   @Test func theReturnIsTheOutagesOwnEvenWithTheDrivesGapsAround() throws {
