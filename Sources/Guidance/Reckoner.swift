@@ -38,9 +38,13 @@ struct Reckoner: Sendable {
     let steady =
       stepTime.map { since - $0 > c.reckonPeakSeconds } ?? true
       && peak.steady(at: v, fraction: c.reckonSteadyFraction, recent: c.reckonSteadySeconds)
+    let recent = peak.range(span: c.reckonRisingSeconds)
+    let speedingUp =
+      recent.low < v * (1 - c.reckonSteadyFraction)
+      && recent.high <= v * (1 + c.reckonSteadyFraction)
     return DeadReckoning(
       anchorTime: since, anchorAlong: along, speed: v,
-      cruise: peak.speed(span: c.reckonPeakSeconds),
+      cruise: peak.speed(span: speedingUp ? c.reckonResumeSeconds : c.reckonPeakSeconds),
       acceleration: c.reckonAcceleration, step: c.reckonStep, start: start, after: after,
       passed: passed, steady: steady)
   }

@@ -211,6 +211,12 @@ public struct GuidanceConfiguration: Sendable, Equatable {
   /// many m/s², unless it was steady (below).
   public var reckonAcceleration = 1.0
   public var reckonPeakSeconds = 20.0
+  /// A vehicle still speeding up when its fixes stopped (pulling away from a stop: its speed
+  /// rose to the last fix's by more than `reckonSteadyFraction` within `reckonRisingSeconds`)
+  /// is taken to go back to the speed it drove at before it stopped, its highest of the last
+  /// `reckonResumeSeconds`.
+  public var reckonRisingSeconds = 3.0
+  public var reckonResumeSeconds = 60.0
   /// A vehicle whose speed stayed within this fraction of the last fix's for the last
   /// `reckonSteadySeconds` keeps it (until the estimate passes a maneuver).
   public var reckonSteadyFraction = 0.1

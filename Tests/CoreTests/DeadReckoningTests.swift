@@ -91,6 +91,34 @@ import Testing
     #expect(slowed.estimate > slowed.last + 150)
   }
 
+  /// Pulling away from a stop when the fixes stopped: the estimate goes on speeding up to the
+  /// speed the vehicle drove at before the stop, not only to the speed it had reached.
+  @Test func aVehiclePullingAwayFromAStopGoesBackToItsEarlierSpeed() throws {
+    func estimate(pullingAway: Bool) throws -> (last: Double, estimate: Double) {
+      var s = try Self.session()
+      var along = 0.0
+      var time = 0.0
+      // 20 s at 16 m/s, 30 s standing, then 4 s speeding up to 6 m/s (or 4 s steady at 6).
+      let away: [Double] = pullingAway ? [1.5, 3, 4.5, 6] : [6, 6, 6, 6]
+      var events: [NavigationEvent] = []
+      for v in Array(repeating: 16.0, count: 20) + Array(repeating: 0, count: 30) + away {
+        events += s.ingest(Self.fix(at: along, time: time, speed: v))
+        along += v
+        time += 1
+      }
+      let last = along - 6
+      for t in 0..<10 { events += s.ingest(.noFix(time: Self.t0 + time + Double(t))) }
+      let e = try #require(events.last { $0.time == Self.t0 + time + 9 }?.progressValue)
+      return (last, e.distanceAlong)
+    }
+    // 10 s after the last fix: from 6 m/s up at 1 m/s² to its 16 m/s, 110 m (not 60 m at 6).
+    let away = try estimate(pullingAway: true)
+    #expect(abs(away.estimate - (away.last + 110)) < 2, "\(away)")
+    // Already steady at 6 m/s for the last seconds: it keeps that speed.
+    let steady = try estimate(pullingAway: false)
+    #expect(abs(steady.estimate - (steady.last + 60)) < 2, "\(steady)")
+  }
+
   @Test func theEstimateWaitsAtAManeuverItMayNotPassAndAtTheEnd() throws {
     for passing in [1, 2] {
       var c = GuidanceConfiguration()
