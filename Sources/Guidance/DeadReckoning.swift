@@ -99,6 +99,14 @@ enum Reckoning: Sendable, Equatable {
   /// match forwards, so a match that steps back while it settles (a slow vehicle among close
   /// maneuvers, noisy first fixes) is not reported back either.
   case settling(floor: Double, until: Double)
+
+  /// The last estimate of a stretch without fixes: metres along, when its anchor was matched,
+  /// and the maneuvers it passed.
+  struct Estimate: Sendable, Equatable {
+    var along: Double
+    var since: Double
+    var passed: Int
+  }
 }
 
 /// The highest and lowest speed of each of the last ``seconds`` seconds of fixes, in a ring

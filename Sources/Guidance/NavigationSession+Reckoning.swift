@@ -99,7 +99,7 @@ extension NavigationSession {
 
   /// A usable fix after a stretch without: the position goes back to the last match, from which
   /// the fix is matched as after any gap; returns the last estimate (`nil`: there was none).
-  mutating func endReckoning() -> Double? {
+  mutating func endReckoning() -> Reckoning.Estimate? {
     guard let end = reckoner.end(at: distanceAlong) else { return nil }
     distanceAlong = end.anchor
     position.segment = geometry.segment(containing: distanceAlong, from: position.segment)

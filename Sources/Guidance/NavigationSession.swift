@@ -292,8 +292,8 @@ public struct NavigationSession: Sendable {
     let previous = fixes.last
     fixes.last = fix
     reckoner.settle(
-      after: estimate, time: fix.time, along: distanceAlong, onRoute: phase == .onRoute,
-      configuration)
+      after: estimate, time: fix.time, along: distanceAlong, speed: speed,
+      onRoute: phase == .onRoute, configuration)
     if phase == .offRoute {
       followReturn(point: point, course: trustedCourse, time: fix.time)
     }

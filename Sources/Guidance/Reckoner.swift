@@ -50,24 +50,36 @@ struct Reckoner: Sendable {
   }
 
   /// A usable fix after a stretch without, the vehicle estimated at `along`: the estimate ends;
-  /// returns where it was anchored and the last estimate, `nil` when there was none ahead of it.
-  mutating func end(at along: Double) -> (anchor: Double, estimate: Double)? {
+  /// returns where it was anchored and the last estimate (``Reckoning/Estimate``), `nil` when
+  /// there was no estimate ahead of it.
+  mutating func end(at along: Double) -> (anchor: Double, estimate: Reckoning.Estimate)? {
     guard case .carrying(let r) = mode else { return nil }
     mode = .off
     let estimate = max(along, r.floor)
     guard estimate > r.anchorAlong else { return nil }
-    return (r.anchorAlong, estimate)
+    return (r.anchorAlong, .init(along: estimate, since: r.anchorTime, passed: r.passed))
   }
 
   /// After the fix at `time` that ended a stretch without fixes (`estimate`, the last one): a
   /// vehicle matched at `along` behind it is reported there until it passes it, and for
   /// `reckonSettleWindow` seconds the position reported never steps back
   /// (``Reckoning/settling(floor:until:)``); off the route, nothing settles.
+  ///
+  /// After a long stretch (over `reckonHoldOutageSeconds` since the anchor) an estimate that
+  /// passed no maneuver is a guess within the step: when the vehicle at `speed` (at least
+  /// `reckonPassSpeed`) would not reach it within `reckonHoldSeconds` (it stood in the dark),
+  /// the fix is reported at once, a step back rather than a position frozen for minutes. One
+  /// that passed a maneuver is held: its steps and prompts were given.
   mutating func settle(
-    after estimate: Double?, time: Double, along: Double, onRoute: Bool,
-    _ c: GuidanceConfiguration
+    after estimate: Reckoning.Estimate?, time: Double, along: Double, speed: Double,
+    onRoute: Bool, _ c: GuidanceConfiguration
   ) {
-    if let e = estimate { mode = .settling(floor: e, until: time + c.reckonSettleWindow) }
+    if let e = estimate,
+      e.passed > 0 || time - e.since <= c.reckonHoldOutageSeconds
+        || e.along - along <= max(speed, c.reckonPassSpeed) * c.reckonHoldSeconds
+    {
+      mode = .settling(floor: e.along, until: time + c.reckonSettleWindow)
+    }
     guard case .settling(let floor, let until) = mode else { return }
     if !onRoute || (along >= floor && time >= until) {
       mode = .off

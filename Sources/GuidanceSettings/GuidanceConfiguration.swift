@@ -206,6 +206,11 @@ public struct GuidanceConfiguration: Sendable, Equatable {
   public var reckonSettle = 1.0
   /// Seconds after the fixes return in which the position reported never steps back.
   public var reckonSettleWindow = 10.0
+  /// The last estimate is held (the position reported waits there for the vehicle) after a
+  /// stretch without fixes of up to `reckonHoldOutageSeconds`; after a longer one only when the
+  /// vehicle reaches it within `reckonHoldSeconds`, or the fix is reported at once.
+  public var reckonHoldOutageSeconds = 120.0
+  public var reckonHoldSeconds = 30.0
   /// A vehicle slower without fixes than its highest speed of the last `reckonPeakSeconds` of
   /// fixes (braking for a maneuver, slowed by traffic) is taken to speed up to it again at this
   /// many m/s², unless it was steady (below).

@@ -181,6 +181,34 @@ import Testing
     #expect(abs(s.distanceAlong - (520 + 8 * 20)) < 10)
   }
 
+  /// After minutes without fixes the estimate is a guess.
+  ///
+  /// A vehicle that stood in the dark is reported where its fix is, not held for minutes at an
+  /// estimate far ahead on its step. An estimate that passed maneuvers (their prompts given) is
+  /// held as after a short outage.
+  @Test func afterALongOutageAnEstimateFarAheadOnTheStepGivesWayToTheFix() throws {
+    func returning(at v: Double) throws -> (estimate: Progress, back: Progress) {
+      var s = try Self.session()
+      var events: [NavigationEvent] = []
+      for t in 0...20 { events += s.ingest(Self.fix(at: v * Double(t), time: Double(t), speed: v)) }
+      for t in 21...170 { events += s.ingest(.noFix(time: Self.t0 + Double(t))) }
+      let estimate = try #require(events.last { $0.progressValue != nil }?.progressValue)
+      // It crept in the dark, and drives on at 6 m/s from 300 m.
+      let back = s.ingest(Self.fix(at: 300, time: 171, speed: 6)).compactMap(\.progressValue)
+      return (estimate, try #require(back.first))
+    }
+    // At 6 m/s the estimate waits at the first maneuver (too slow to pass it unseen).
+    let slow = try returning(at: 6)
+    #expect(abs(slow.estimate.distanceAlong - 1000) < 1)
+    #expect(abs(slow.back.distanceAlong - 300) < 15, "\(slow.back.distanceAlong)")
+    #expect(slow.back.step == 1)
+    // At 12 m/s it passed both maneuvers: held there, on the step it reached.
+    let fast = try returning(at: 12)
+    #expect(fast.estimate.step == 3)
+    #expect(fast.back.distanceAlong >= fast.estimate.distanceAlong - 1)
+    #expect(fast.back.step == 3)
+  }
+
   @Test func anOutageWhileSettlingBehindTheEstimateKeepsTheFloor() throws {
     var s = try Self.session()
     _ = Self.drive(&s, until: 30)
