@@ -42,9 +42,11 @@ struct Reckoner: Sendable {
     let speedingUp =
       recent.low < v * (1 - c.reckonSteadyFraction)
       && recent.high <= v * (1 + c.reckonSteadyFraction)
+    // A peak within the steady fraction of its speed is noise, not a speed it slowed from.
+    let highest = peak.speed(span: speedingUp ? c.reckonResumeSeconds : c.reckonPeakSeconds)
     return DeadReckoning(
       anchorTime: since, anchorAlong: along, speed: v,
-      cruise: peak.speed(span: speedingUp ? c.reckonResumeSeconds : c.reckonPeakSeconds),
+      cruise: highest > v * (1 + c.reckonSteadyFraction) ? highest : v,
       acceleration: c.reckonAcceleration, step: c.reckonStep, start: start, after: after,
       passed: passed, steady: steady)
   }

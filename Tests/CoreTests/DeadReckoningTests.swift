@@ -91,6 +91,28 @@ import Testing
     #expect(slowed.estimate > slowed.last + 150)
   }
 
+  /// Past a maneuver it did not slow for (its speeds within `reckonSteadyFraction` of the last
+  /// fix's), the vehicle is carried at its speed: a peak within that noise is no speed to regain.
+  @Test func aVehicleThatDidNotSlowForAManeuverKeepsItsSpeed() throws {
+    var s = try Self.session()
+    var along = 0.0
+    var t = 0.0
+    var events: [NavigationEvent] = []
+    // 12 and 13 m/s by turns, past both maneuvers (at 1,000 and 1,040 m), the last fix at 12.
+    var v = 0.0
+    while along < 1100 || v != 12 {
+      v = Int(t) % 2 == 0 ? 12.0 : 13
+      events += s.ingest(Self.fix(at: along, time: t, speed: v))
+      along += v
+      t += 1
+    }
+    let last = along - 12
+    for k in 0..<10 { events += s.ingest(.noFix(time: Self.t0 + t + Double(k))) }
+    let estimate = try #require(events.last { $0.time == Self.t0 + t + 9 }?.progressValue)
+    #expect(events.contains { $0.stepIndex == 3 && !$0.estimated })
+    #expect(abs(estimate.distanceAlong - (last + 120)) < 2, "\(estimate.distanceAlong - last)")
+  }
+
   /// Pulling away from a stop when the fixes stopped: the estimate goes on speeding up to the
   /// speed the vehicle drove at before the stop, not only to the speed it had reached.
   @Test func aVehiclePullingAwayFromAStopGoesBackToItsEarlierSpeed() throws {
