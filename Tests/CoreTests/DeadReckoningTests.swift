@@ -91,54 +91,48 @@ import Testing
     #expect(slowed.estimate > slowed.last + 150)
   }
 
+  /// A fix a second at each of `speeds` (m/s) from the route's start, then 10 s without: where
+  /// the last fix was, the estimate 10 s after it, and the events.
+  static func estimate(after speeds: [Double]) throws -> (
+    last: Double, estimate: Double, events: [NavigationEvent]
+  ) {
+    var s = try session()
+    var along = 0.0
+    var events: [NavigationEvent] = []
+    for (t, v) in speeds.enumerated() {
+      events += s.ingest(fix(at: along, time: Double(t), speed: v))
+      along += v
+    }
+    let end = Double(speeds.count)
+    for k in 0..<10 { events += s.ingest(.noFix(time: t0 + end + Double(k))) }
+    let e = try #require(events.last { $0.time == t0 + end + 9 }?.progressValue)
+    return (along - (speeds.last ?? 0), e.distanceAlong, events)
+  }
+
   /// Past a maneuver it did not slow for (its speeds within `reckonSteadyFraction` of the last
   /// fix's), the vehicle is carried at its speed: a peak within that noise is no speed to regain.
   @Test func aVehicleThatDidNotSlowForAManeuverKeepsItsSpeed() throws {
-    var s = try Self.session()
-    var along = 0.0
-    var t = 0.0
-    var events: [NavigationEvent] = []
     // 12 and 13 m/s by turns, past both maneuvers (at 1,000 and 1,040 m), the last fix at 12.
-    var v = 0.0
-    while along < 1100 || v != 12 {
-      v = Int(t) % 2 == 0 ? 12.0 : 13
-      events += s.ingest(Self.fix(at: along, time: t, speed: v))
-      along += v
-      t += 1
+    var speeds: [Double] = []
+    while speeds.reduce(0, +) < 1100 || speeds.last != 12 {
+      speeds.append(speeds.count % 2 == 0 ? 12 : 13)
     }
-    let last = along - 12
-    for k in 0..<10 { events += s.ingest(.noFix(time: Self.t0 + t + Double(k))) }
-    let estimate = try #require(events.last { $0.time == Self.t0 + t + 9 }?.progressValue)
-    #expect(events.contains { $0.stepIndex == 3 && !$0.estimated })
-    #expect(abs(estimate.distanceAlong - (last + 120)) < 2, "\(estimate.distanceAlong - last)")
+    let r = try Self.estimate(after: speeds)
+    #expect(r.events.contains { $0.stepIndex == 3 && !$0.estimated })
+    #expect(abs(r.estimate - (r.last + 120)) < 2, "\(r.estimate - r.last)")
   }
 
   /// Pulling away from a stop when the fixes stopped: the estimate goes on speeding up to the
   /// speed the vehicle drove at before the stop, not only to the speed it had reached.
   @Test func aVehiclePullingAwayFromAStopGoesBackToItsEarlierSpeed() throws {
-    func estimate(pullingAway: Bool) throws -> (last: Double, estimate: Double) {
-      var s = try Self.session()
-      var along = 0.0
-      var time = 0.0
-      // 20 s at 16 m/s, 30 s standing, then 4 s speeding up to 6 m/s (or 4 s steady at 6).
-      let away: [Double] = pullingAway ? [1.5, 3, 4.5, 6] : [6, 6, 6, 6]
-      var events: [NavigationEvent] = []
-      for v in Array(repeating: 16.0, count: 20) + Array(repeating: 0, count: 30) + away {
-        events += s.ingest(Self.fix(at: along, time: time, speed: v))
-        along += v
-        time += 1
-      }
-      let last = along - 6
-      for t in 0..<10 { events += s.ingest(.noFix(time: Self.t0 + time + Double(t))) }
-      let e = try #require(events.last { $0.time == Self.t0 + time + 9 }?.progressValue)
-      return (last, e.distanceAlong)
-    }
+    // 20 s at 16 m/s, 30 s standing, then 4 s speeding up to 6 m/s (or 4 s steady at 6).
+    let before = Array(repeating: 16.0, count: 20) + Array(repeating: 0, count: 30)
     // 10 s after the last fix: from 6 m/s up at 1 m/s² to its 16 m/s, 110 m (not 60 m at 6).
-    let away = try estimate(pullingAway: true)
-    #expect(abs(away.estimate - (away.last + 110)) < 2, "\(away)")
+    let away = try Self.estimate(after: before + [1.5, 3, 4.5, 6])
+    #expect(abs(away.estimate - (away.last + 110)) < 2, "\(away.estimate - away.last)")
     // Already steady at 6 m/s for the last seconds: it keeps that speed.
-    let steady = try estimate(pullingAway: false)
-    #expect(abs(steady.estimate - (steady.last + 60)) < 2, "\(steady)")
+    let steady = try Self.estimate(after: before + [6, 6, 6, 6])
+    #expect(abs(steady.estimate - (steady.last + 60)) < 2, "\(steady.estimate - steady.last)")
   }
 
   @Test func theEstimateWaitsAtAManeuverItMayNotPassAndAtTheEnd() throws {
