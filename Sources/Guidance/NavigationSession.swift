@@ -249,11 +249,16 @@ public struct NavigationSession: Sendable {
     }
     let estimate = endReckoning()
     fixes.accuracy = accuracy
-    // After a gap a vehicle that was moving went on at its speed before (its peak, as reckoning
-    // has it); of one not carried and silent longer than a reckoning lasts, nothing says (nil).
+    // After a gap a vehicle that was moving went on at its speed before (its peak, or the mean
+    // speed of the estimates, as reckoning has it: the match looks as far as they went); of one
+    // not carried and silent longer than a reckoning lasts, nothing says (nil).
     let gap = dt > configuration.gpsLostAfter
     let stood = gap && dt > Self.deadReckoningLimit && reckonSpeed == nil
-    let peak = gap ? reckoner.peak.speed(span: configuration.reckonPeakSeconds) : 0
+    let peak =
+      gap
+      ? max(
+        reckoner.peak.speed(span: configuration.reckonPeakSeconds),
+        estimate.map { max(0, $0.along - distanceAlong) / dt } ?? 0) : 0
     fixes.updateSpeed(fix, point: point, dt: dt, configuration)
     reckoner.peak.note(speed, time: fix.time)
     let carried = !gap ? speed : stood ? nil : max(speed, peak)

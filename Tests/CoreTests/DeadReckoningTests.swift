@@ -135,6 +135,36 @@ import Testing
     #expect(abs(steady.estimate - (steady.last + 60)) < 2, "\(steady.estimate - steady.last)")
   }
 
+  /// Fixes that come back between the last match and an estimate that ran far (here, one that
+  /// went back to its earlier speed after a stop) are matched where they are: the match looks
+  /// as far as the estimates went, not only as far as the last fixes' speed reaches.
+  @Test func fixesThatComeBackShortOfAFarEstimateAreFoundOnTheRoute() throws {
+    let before = Array(repeating: 16.0, count: 20) + Array(repeating: 0, count: 30)
+    let speeds = before + [1.5, 3, 4.5, 6]
+    // A route planned at 3 m/s (its time counts long stops): the plan says nothing of how far.
+    var doc = Self.doc
+    doc.routes[0].expectedTravelTime = doc.routes[0].distance / 3
+    var s = try NavigationSession(document: doc, phrasing: Phrasebook(language: .en))
+    var along = 0.0
+    var events: [NavigationEvent] = []
+    for (t, v) in speeds.enumerated() {
+      events += s.ingest(Self.fix(at: along, time: Double(t), speed: v))
+      along += v
+    }
+    let last = along - 6
+    let end = Double(speeds.count)
+    for k in 0..<40 { events += s.ingest(.noFix(time: Self.t0 + end + Double(k))) }
+    let estimate = try #require(events.last { $0.progressValue != nil }?.progressValue)
+    #expect(estimate.distanceAlong > last + 550)
+    // It went 500 m (12 m/s on average) and comes back slowing, at 5 m/s.
+    for k in 0..<10 {
+      events += s.ingest(
+        Self.fix(at: last + 500 + 5 * Double(k), time: end + 40 + Double(k), speed: 5))
+    }
+    #expect(!events.contains { if case .offRoute = $0.kind { true } else { false } })
+    #expect(abs(s.distanceAlong - (last + 545)) < 10, "\(s.distanceAlong - last)")
+  }
+
   @Test func theEstimateWaitsAtAManeuverItMayNotPassAndAtTheEnd() throws {
     for passing in [1, 2] {
       var c = GuidanceConfiguration()
