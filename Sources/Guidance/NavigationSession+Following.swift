@@ -96,8 +96,8 @@ extension NavigationSession {
       window: (distanceAlong - w.back)...(distanceAlong + w.ahead),
       predicted: distanceAlong + (carried ?? 0) * dt,
       sigmaLateral: max(configuration.minimumLateralSigma, accuracy),
-      sigmaAlong: carried.map {
-        configuration.alongSigma + configuration.alongSigmaTravel * $0 * dt + accuracy
+      sigmaAlong: carried.map { _ in
+        configuration.alongSigma + configuration.alongSigmaTravel * reach * dt + accuracy
       } ?? .infinity)
     var best = matcher.match(
       query, hint: position.segment, course: course, along: configuration.rejoinHeadingDegrees)

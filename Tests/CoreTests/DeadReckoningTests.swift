@@ -165,6 +165,34 @@ import Testing
     #expect(abs(s.distanceAlong - (last + 545)) < 10, "\(s.distanceAlong - last)")
   }
 
+  /// A vehicle standing when its fixes stop is not carried, but may have driven off at the
+  /// route's speed any time since: where it stands when they come back is weighed against
+  /// that, not against the last fixes' standstill, and a stretch of the route passing 30 m from
+  /// where it stood does not draw the match back there.
+  @Test func aVehicleThatDroveOffAndStoppedInTheDarkIsFoundWhereItStands() throws {
+    // 400 m east, 30 m north, 400 m west: the way back passes 30 m from the way out.
+    let doc = makeRoute(legs: [
+      (90, 400, "Turn left"), (0, 30, "Turn left"), (270, 400, "Your destination is ahead"),
+    ])
+    let geometry = RouteGeometry(route: doc.routes[0])
+    func fix(_ s: Double, _ t: Double, _ v: Double) -> Fix {
+      Fix(
+        time: Self.t0 + t, coordinate: geometry.coordinate(at: s), speed: v,
+        course: v > 0 ? geometry.bearings[geometry.segment(containing: s, from: 0)] : nil,
+        horizontalAccuracy: 3)
+    }
+    var s = try NavigationSession(document: doc, phrasing: Phrasebook(language: .en))
+    var events: [NavigationEvent] = []
+    for t in 0...25 { events += s.ingest(fix(12 * Double(t), Double(t), 12)) }
+    // Standing 25 s (at a light), then 47 s without fixes.
+    for t in 26...50 { events += s.ingest(fix(300, Double(t), 0)) }
+    for t in 51...97 { events += s.ingest(.noFix(time: Self.t0 + Double(t))) }
+    // It drove 250 m round the bend in the dark and stands 30 m north of where it stood.
+    for t in 98...105 { events += s.ingest(fix(550, Double(t), 0)) }
+    #expect(!events.contains { if case .offRoute = $0.kind { true } else { false } })
+    #expect(abs(s.distanceAlong - 550) < 10, "\(s.distanceAlong)")
+  }
+
   @Test func theEstimateWaitsAtAManeuverItMayNotPassAndAtTheEnd() throws {
     for passing in [1, 2] {
       var c = GuidanceConfiguration()
