@@ -88,7 +88,8 @@ extension NavigationSession {
     carried: Double?, accuracy: Double,
     threshold: Double, standing: Bool, into events: inout [NavigationEvent]
   ) {
-    // After a gap, a vehicle slow when the fixes stopped may have driven off at the route's speed.
+    // After a gap, a vehicle slow when the fixes stopped may have driven off at the route's speed
+    // any time since: the window reaches that far, and the prediction is that uncertain.
     let reach = dt > configuration.gpsLostAfter ? max(carried ?? 0, plannedSpeed) : carried ?? 0
     let w = window(dt: dt, speed: reach, accuracy: accuracy)
     let query = MatchQuery(
@@ -96,9 +97,9 @@ extension NavigationSession {
       window: (distanceAlong - w.back)...(distanceAlong + w.ahead),
       predicted: distanceAlong + (carried ?? 0) * dt,
       sigmaLateral: max(configuration.minimumLateralSigma, accuracy),
-      sigmaAlong: carried.map { _ in
-        configuration.alongSigma + configuration.alongSigmaTravel * reach * dt + accuracy
-      } ?? .infinity)
+      sigmaAlong: carried == nil
+        ? .infinity
+        : configuration.alongSigma + configuration.alongSigmaTravel * reach * dt + accuracy)
     var best = matcher.match(
       query, hint: position.segment, course: course, along: configuration.rejoinHeadingDegrees)
     deviation.shortcut.note(point, time: fix.time, span: configuration.movementSeconds)

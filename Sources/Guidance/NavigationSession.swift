@@ -254,11 +254,8 @@ public struct NavigationSession: Sendable {
     // not carried and silent longer than a reckoning lasts, nothing says (nil).
     let gap = dt > configuration.gpsLostAfter
     let stood = gap && dt > Self.deadReckoningLimit && reckonSpeed == nil
-    let peak =
-      gap
-      ? max(
-        reckoner.peak.speed(span: configuration.reckonPeakSeconds),
-        estimate.map { max(0, $0.along - distanceAlong) / dt } ?? 0) : 0
+    let reckoned = estimate.map { ($0.along - distanceAlong) / dt } ?? 0
+    let peak = gap ? max(reckoner.peak.speed(span: configuration.reckonPeakSeconds), reckoned) : 0
     fixes.updateSpeed(fix, point: point, dt: dt, configuration)
     reckoner.peak.note(speed, time: fix.time)
     let carried = !gap ? speed : stood ? nil : max(speed, peak)

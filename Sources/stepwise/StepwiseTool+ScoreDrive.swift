@@ -79,21 +79,42 @@ extension StepwiseTool {
   ) throws -> Int32 {
     let cuts = try drive.outages(count: count, lengths: lengths)
     // A cut that joins a gap of the drive's own makes an outage longer than the range scored:
-    // listed apart, not counted.
+    // listed apart, not counted (its figures go to a tally of their own).
     let range = (lengths.max() ?? 60) + joinedSlack
-    var failing = 0
-    var joined = 0
-    var joinedShort = 0
+    var counted = OutageTally()
+    var joined = OutageTally()
+    for c in cuts {
+      let beyond = c.blind > range
+      let misses = beyond ? joined.add(c.score) : counted.add(c.score)
+      guard !misses.isEmpty else { continue }
+      let around = c.maneuver.map { " (maneuver \($0))" } ?? ""
+      let cut = "\(NMEAWriter.fixed(c.at, 0))+\(NMEAWriter.fixed(c.length, 0)) s\(around)"
+      let label = beyond ? "joined, \(cut) is \(NMEAWriter.fixed(c.blind, 0)) s blind" : cut
+      out.line("  \(label): " + misses.joined(separator: "; "))
+    }
+    out.line(
+      "\(name): \(counted.cuts) outages, \(counted.short) short; \(joined.cuts) more joined a gap "
+        + "of the drive's own into over \(NMEAWriter.fixed(range, 0)) s blind, scored apart "
+        + "(\(joined.short) short); \(counted.compared) prompts from estimates at steady "
+        + "speed, worst \(NMEAWriter.fixed(counted.worstShift, 1)) s off the schedule; "
+        + "\(counted.returns) returns at steady speed, worst "
+        + "\(NMEAWriter.fixed(100 * counted.worstReturn, 1)) % of the distance blind; "
+        + "largest backward step \(NMEAWriter.fixed(counted.worstJump, 1)) m")
+    return counted.short == 0 ? 0 : 1
+  }
+
+  /// What `score-drive --outages` sums over cuts: how many fell short, and the worst figures.
+  struct OutageTally {
+    var cuts = 0
+    var short = 0
     var compared = 0
     var worstShift = 0.0
     var returns = 0
     var worstReturn = 0.0
     var worstJump = 0.0
-    for c in cuts {
-      let s = c.score
-      // The figures of the summary are of the counted cuts only.
-      let beyond = c.blind > range
-      let counted = beyond ? 0 : 1
+
+    /// Adds the cut scored `s`; returns what it misses of the bar (empty: nothing).
+    mutating func add(_ s: OutageScore) -> [String] {
       var misses: [String] = []
       if !s.unprompted.isEmpty {
         misses.append("maneuvers \(s.unprompted) prompted under 2 s or never")
@@ -103,10 +124,10 @@ extension StepwiseTool {
       if s.backwardJump > 10 {
         misses.append("jumped \(NMEAWriter.fixed(s.backwardJump, 1)) m back")
       }
-      if !beyond { worstJump = max(worstJump, s.backwardJump) }
+      worstJump = max(worstJump, s.backwardJump)
       if let e = s.returnError, s.steady, !s.held, s.blindDistance > 0 {
-        returns += counted
-        if !beyond { worstReturn = max(worstReturn, e / s.blindDistance) }
+        returns += 1
+        worstReturn = max(worstReturn, e / s.blindDistance)
         if e > 0.05 * s.blindDistance {
           misses.append(
             "\(NMEAWriter.fixed(e, 1)) m off after \(NMEAWriter.fixed(s.blindDistance, 0)) m blind")
@@ -114,34 +135,16 @@ extension StepwiseTool {
       }
       for p in s.prompts where p.steady {
         guard let shift = p.shift else { continue }
-        compared += counted
-        if !beyond { worstShift = max(worstShift, abs(shift)) }
+        compared += 1
+        worstShift = max(worstShift, abs(shift))
         if abs(shift) > 2 {
           misses.append("\(p.id) \(NMEAWriter.fixed(shift, 1)) s off the schedule")
         }
       }
-      joined += 1 - counted
-      guard !misses.isEmpty else { continue }
-      let around = c.maneuver.map { " (maneuver \($0))" } ?? ""
-      let cut = "\(NMEAWriter.fixed(c.at, 0))+\(NMEAWriter.fixed(c.length, 0)) s\(around)"
-      if beyond {
-        joinedShort += 1
-        out.line(
-          "  joined, \(cut) is \(NMEAWriter.fixed(c.blind, 0)) s blind: "
-            + misses.joined(separator: "; "))
-        continue
-      }
-      failing += 1
-      out.line("  \(cut): " + misses.joined(separator: "; "))
+      cuts += 1
+      if !misses.isEmpty { short += 1 }
+      return misses
     }
-    out.line(
-      "\(name): \(cuts.count - joined) outages, \(failing) short; \(joined) more joined a gap of "
-        + "the drive's own into over \(NMEAWriter.fixed(range, 0)) s blind, scored apart "
-        + "(\(joinedShort) short); \(compared) prompts from estimates at steady "
-        + "speed, worst \(NMEAWriter.fixed(worstShift, 1)) s off the schedule; \(returns) returns at "
-        + "steady speed, worst \(NMEAWriter.fixed(100 * worstReturn, 1)) % of the distance blind; "
-        + "largest backward step \(NMEAWriter.fixed(worstJump, 1)) m")
-    return failing == 0 ? 0 : 1
   }
 
   /// Seconds a cut's blind span may exceed the longest length scored before it counts as joined

@@ -67,19 +67,9 @@ import Testing
   /// Metres along the route estimated 10 s after the last of these fixes: 20 s at 16 m/s, then
   /// `slower` s at 12 m/s.
   static func estimateAfterSlowing(for slower: Int) throws -> (last: Double, estimate: Double) {
-    var s = try session()
-    var along = 0.0
-    var events: [NavigationEvent] = []
-    for t in 0..<(20 + slower) {
-      let v = t < 20 ? 16.0 : 12
-      events += s.ingest(fix(at: along, time: Double(t), speed: v))
-      along += v
-    }
-    let last = along - 12
-    let end = Double(20 + slower - 1)
-    for t in 1...10 { events += s.ingest(.noFix(time: t0 + end + Double(t))) }
-    let estimate = try #require(events.last { $0.time == t0 + end + 10 }?.progressValue)
-    return (last, estimate.distanceAlong)
+    let r = try estimate(
+      after: Array(repeating: 16, count: 20) + Array(repeating: 12, count: slower))
+    return (r.last, r.estimate)
   }
 
   @Test func aVehicleAtASteadySpeedKeepsItAndOneThatJustSlowedSpeedsUpAgain() throws {
@@ -97,16 +87,25 @@ import Testing
     last: Double, estimate: Double, events: [NavigationEvent]
   ) {
     var s = try session()
+    var (last, events) = drive(&s, speeds: speeds)
+    let end = Double(speeds.count)
+    for k in 0..<10 { events += s.ingest(.noFix(time: t0 + end + Double(k))) }
+    let e = try #require(events.last { $0.time == t0 + end + 9 }?.progressValue)
+    return (last, e.distanceAlong, events)
+  }
+
+  /// A fix a second at each of `speeds` (m/s) from the route's start: where the last one was,
+  /// and the events.
+  static func drive(_ s: inout NavigationSession, speeds: [Double]) -> (
+    last: Double, events: [NavigationEvent]
+  ) {
     var along = 0.0
     var events: [NavigationEvent] = []
     for (t, v) in speeds.enumerated() {
       events += s.ingest(fix(at: along, time: Double(t), speed: v))
       along += v
     }
-    let end = Double(speeds.count)
-    for k in 0..<10 { events += s.ingest(.noFix(time: t0 + end + Double(k))) }
-    let e = try #require(events.last { $0.time == t0 + end + 9 }?.progressValue)
-    return (along - (speeds.last ?? 0), e.distanceAlong, events)
+    return (along - (speeds.last ?? 0), events)
   }
 
   /// Past a maneuver it did not slow for (its speeds within `reckonSteadyFraction` of the last
@@ -145,13 +144,7 @@ import Testing
     var doc = Self.doc
     doc.routes[0].expectedTravelTime = doc.routes[0].distance / 3
     var s = try NavigationSession(document: doc, phrasing: Phrasebook(language: .en))
-    var along = 0.0
-    var events: [NavigationEvent] = []
-    for (t, v) in speeds.enumerated() {
-      events += s.ingest(Self.fix(at: along, time: Double(t), speed: v))
-      along += v
-    }
-    let last = along - 6
+    var (last, events) = Self.drive(&s, speeds: speeds)
     let end = Double(speeds.count)
     for k in 0..<40 { events += s.ingest(.noFix(time: Self.t0 + end + Double(k))) }
     let estimate = try #require(events.last { $0.progressValue != nil }?.progressValue)
