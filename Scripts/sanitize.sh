@@ -57,6 +57,11 @@ for sanitizer in "$@"; do
     status=1
     grep -E 'WARNING: ThreadSanitizer|ERROR: AddressSanitizer|SUMMARY|✘|failed' \
       "$scratch/sanitize-test.log" | head -n 40 >&2 || true
+    # Each recorded issue with its message (the lines after it, up to the next test event):
+    # the message says what the test saw (a daemon's standard error, the times it waited for).
+    awk '/✘ .* recorded an issue/ { n = 40; print; next }
+      n > 0 && /^(✔|✘|◇)/ { n = 0 }
+      n > 0 { n--; print }' "$scratch/sanitize-test.log" | head -n 160 >&2 || true
   fi
   t2=$(date +%s)
   found=$(find "$reports" -type f | wc -l)
