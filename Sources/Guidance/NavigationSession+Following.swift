@@ -92,14 +92,18 @@ extension NavigationSession {
     // any time since: the window reaches that far, and the prediction is that uncertain.
     let reach = dt > configuration.gpsLostAfter ? max(carried ?? 0, plannedSpeed) : carried ?? 0
     let w = window(dt: dt, speed: reach, accuracy: accuracy)
+    // One that comes back slower than it was carried slowed at some moment in the dark: it is
+    // anywhere between the distances at the two speeds, expected halfway.
+    let slowed = max(0, (carried ?? speed) - speed) / 2
     let query = MatchQuery(
       point: point, course: matchCourse,
       window: (distanceAlong - w.back)...(distanceAlong + w.ahead),
-      predicted: distanceAlong + (carried ?? 0) * dt,
+      predicted: distanceAlong + ((carried ?? 0) - slowed) * dt,
       sigmaLateral: max(configuration.minimumLateralSigma, accuracy),
       sigmaAlong: carried == nil
         ? .infinity
-        : configuration.alongSigma + configuration.alongSigmaTravel * reach * dt + accuracy)
+        : configuration.alongSigma + configuration.alongSigmaTravel * reach * dt + accuracy
+          + slowed * dt)
     var best = matcher.match(
       query, hint: position.segment, course: course, along: configuration.rejoinHeadingDegrees)
     deviation.shortcut.note(point, time: fix.time, span: configuration.movementSeconds)

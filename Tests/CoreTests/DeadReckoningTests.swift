@@ -186,6 +186,40 @@ import Testing
     #expect(abs(s.distanceAlong - 550) < 10, "\(s.distanceAlong)")
   }
 
+  @Test func aVehicleThatBrakedInTheDarkIsFoundBehindTheEstimateNotWhereTheRouteComesBack()
+    throws
+  {
+    // 700 m east, 12 m north, 600 m west: the way back runs 12 m from the way out.
+    let doc = makeRoute(legs: [
+      (90, 700, "Turn left"), (0, 12, "Turn left"), (270, 600, "Your destination is ahead"),
+    ])
+    let geometry = RouteGeometry(route: doc.routes[0])
+    // Its fixes lie 5 m north of the road (towards the way back), as a receiver's often do.
+    func fix(_ s: Double, _ t: Double, _ v: Double) -> Fix {
+      let course = geometry.bearings[geometry.segment(containing: s, from: 0)]
+      return Fix(
+        time: Self.t0 + t,
+        coordinate: geometry.coordinate(at: s).destination(distance: 5, bearing: 0),
+        speed: v, course: v > 2 ? course : nil, horizontalAccuracy: 3)
+    }
+    var s = try NavigationSession(document: doc, phrasing: Phrasebook(language: .en))
+    var events: [NavigationEvent] = []
+    for t in 0...20 { events += s.ingest(fix(25 * Double(t), Double(t), 25)) }
+    // Braking when its fixes stop (the estimate goes back up to 25 m/s, the speed it had).
+    for (t, (at, v)) in zip(21..., [(522.0, 22.0), (541, 19), (557, 16)]) {
+      events += s.ingest(fix(at, Double(t), v))
+    }
+    for t in 24...35 { events += s.ingest(.noFix(time: Self.t0 + Double(t))) }
+    // It slowed to 2 m/s (too slow for its course to count) and comes back 70 m farther, 72 m
+    // short of the turn. The estimate passed both turns and is on the way back, which passes
+    // 7 m from the fix: a prediction at 25 m/s since the last match put the fix there.
+    for (k, t) in (36...40).enumerated() {
+      events += s.ingest(fix(628 + 2 * Double(k), Double(t), 2))
+    }
+    #expect(!events.contains { if case .offRoute = $0.kind { true } else { false } })
+    #expect(abs(s.distanceAlong - 636) < 15, "\(s.distanceAlong)")
+  }
+
   @Test func theEstimateWaitsAtAManeuverItMayNotPassAndAtTheEnd() throws {
     for passing in [1, 2] {
       var c = GuidanceConfiguration()
