@@ -287,10 +287,12 @@ public enum StepwiseTool {
         expected = scenario.expected()
         expectedPath = scenario.expectedPath
       } else {
-        let scenario = try Scenario(directory: dir)
+        var scenario = try Scenario(directory: dir)
         if verb == "make" {
           let track = try scenario.simulatedTrack()
           try writeFileAtomically(scenario.trackPath, Array(track.utf8))
+          // The transcript is of the track just written, not of the one read before it.
+          scenario = try Scenario(directory: dir)
         }
         actual = try scenario.transcript()
         expected = scenario.expected()

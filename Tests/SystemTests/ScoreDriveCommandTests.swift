@@ -21,6 +21,30 @@ import Testing
     return DriveSimulator.drive(try scenario.document.route(at: 0), options: o)
   }
 
+  /// `scenario make` writes the transcript of the track it has just made: its recipe changed
+  /// (an outage added), the transcript says the outage, and `scenario run` then passes.
+  @Test func makeWritesTheTranscriptOfTheNewTrack() throws {
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let dir = scratch.file("marais")
+    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    try FileManager.default.copyItem(
+      atPath: repositoryFile(Self.route), toPath: dir + "/route.json")
+    func recipe(_ simulate: String) throws {
+      try #"{"description": "", "locale": "en", "units": "metric", "simulate": \#(simulate)}"#
+        .write(toFile: dir + "/scenario.json", atomically: true, encoding: .utf8)
+    }
+    try recipe(#"{"noise": 3, "seed": 11}"#)
+    #expect(try runTool("stepwise", ["scenario", "make", dir]).status == 0)
+    try recipe(#"{"noise": 3, "seed": 11, "gaps": [[100, 20]]}"#)
+    let made = try runTool("stepwise", ["scenario", "make", dir])
+    #expect(made.status == 0, "\(made.stdout)\(made.stderr)")
+    let transcript = try String(contentsOfFile: dir + "/expected.jsonl", encoding: .utf8)
+    #expect(transcript.contains(#""status":"lost""#), "\(transcript)")
+    let run = try runTool("stepwise", ["scenario", "run", dir])
+    #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+  }
+
   @Test func aWholeDriveIsCleanAndOneCutShortFails() throws {
     let scratch = try ScratchDirectory()
     defer { scratch.remove() }
