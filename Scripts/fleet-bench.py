@@ -524,7 +524,7 @@ def tables(results, failures, seconds, kill_size, cluster_start_s, started, ende
     lines = [MARKER, "", "## Fleets at scale: a RabbitMQ cluster and one mosquitto", ""]
     lines.append(
         "`make bench-fleet` (`Scripts/fleet-bench.py`), %s to %s UTC, on this shared 2-core "
-        "machine (other helpers were compiling: the load average is in each row). "
+        "machine, not otherwise idle (builds ran beside it at times: the load average is in each row). "
         "`Benchmarks/fleet_load.c` simulates N vehicles in one process through libmosquitto: "
         "what `stepwised --mqtt --mqtt-progress-interval 1` publishes (a real daemon's "
         "recorded payloads, `Benchmarks/fleet-recording.txt`, with each vehicle's own `seq` "
