@@ -131,6 +131,9 @@ public final class MQTTClient: @unchecked Sendable {
   /// for a failed handshake is only said there), since the last accepted connect.
   private let failure = Locked<(code: Int32?, log: String?)>((nil, nil))
   private let current: Locked<(host: String, port: Int32)>
+  /// A CONNACK libmosquitto handled in the running `mosquitto_loop`, told to ``Handlers`` when
+  /// that loop returns (``networkLoop(onFirstFailure:)``).
+  private let connack = Locked<(rc: Int32, sessionPresent: Bool)?>(nil)
 
   public init(_ options: Options, handlers: Handlers) throws(Failure) {
     _ = Self.library
@@ -184,7 +187,10 @@ public final class MQTTClient: @unchecked Sendable {
         client.failures.withLock { $0 = 0 }
         client.failure.withLock { $0 = (nil, nil) }
       }
-      client.handlers.connected(rc, flags & 1 != 0)
+      // Told when the loop returns: libmosquitto calls this before it resends the messages
+      // left unacknowledged by the last link, and a publish made now from another thread
+      // (a handler that hands over at once) would go out ahead of them.
+      client.connack.withLock { $0 = (rc, flags & 1 != 0) }
     }
     mosquitto_log_callback_set(m) { _, obj, level, text in
       guard level & (MOSQ_LOG_ERR | MOSQ_LOG_WARNING) != 0, let text,
@@ -248,6 +254,12 @@ public final class MQTTClient: @unchecked Sendable {
       if rc == MOSQ_ERR_SUCCESS.rawValue {
         rc = mosquitto_loop(handle, Self.loopTimeout, 1)
         if rc != MOSQ_ERR_SUCCESS.rawValue { noteFailure(rc) }
+        if let c = connack.withLock({ c in
+          defer { c = nil }
+          return c
+        }) {
+          handlers.connected(c.rc, c.sessionPresent)
+        }
         continue
       }
       // A lost link, a failed connect or handshake, a refused CONNACK: all alike.
