@@ -254,10 +254,7 @@ public final class MQTTClient: @unchecked Sendable {
       if rc == MOSQ_ERR_SUCCESS.rawValue {
         rc = mosquitto_loop(handle, Self.loopTimeout, 1)
         if rc != MOSQ_ERR_SUCCESS.rawValue { noteFailure(rc) }
-        if let c = connack.withLock({ c in
-          defer { c = nil }
-          return c
-        }) {
+        if let c = connack.take() {
           handlers.connected(c.rc, c.sessionPresent)
         }
         continue
@@ -378,10 +375,7 @@ public final class MQTTClient: @unchecked Sendable {
     }
     mosquitto_disconnect_v5(handle, 4, nil)
     wake.signal()
-    if let t = thread.withLock({ t -> pthread_t? in
-      defer { t = nil }
-      return t
-    }) {
+    if let t = thread.take() {
       pthread_join(t, nil)
     }
   }

@@ -31,3 +31,13 @@ public final class Locked<Value: ~Copyable>: @unchecked Sendable {
     return try body(&value)
   }
 }
+
+extension Locked {
+  /// Takes the value out and leaves `nil`: a hand-over that happens once, to whoever asks first.
+  public func take<Wrapped>() -> Wrapped? where Value == Wrapped? {
+    withLock { value in
+      defer { value = nil }
+      return value
+    }
+  }
+}

@@ -33,9 +33,6 @@ private final class ContinuationBox<T: Sendable>: Sendable {
 
   /// The continuation, if nobody took it yet; it is resumed after the lock is released.
   public func take() -> CheckedContinuation<T?, Never>? {
-    slot.withLock { c in
-      defer { c = nil }
-      return c
-    }
+    slot.take()
   }
 }

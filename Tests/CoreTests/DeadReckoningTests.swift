@@ -29,6 +29,19 @@ import Testing
       quality: quality)
   }
 
+  /// A fix `s` metres along `geometry` (`north` metres north of it), with the route's course
+  /// while moving and none while standing.
+  static func fix(
+    on geometry: RouteGeometry, at s: Double, time: Double, speed: Double, north: Double = 0
+  ) -> Fix {
+    let on = geometry.coordinate(at: s)
+    return Fix(
+      time: t0 + time, coordinate: north == 0 ? on : on.destination(distance: north, bearing: 0),
+      speed: speed,
+      course: speed > 0 ? geometry.bearings[geometry.segment(containing: s, from: 0)] : nil,
+      horizontalAccuracy: 3)
+  }
+
   static func session() throws -> NavigationSession {
     try NavigationSession(document: doc, phrasing: Phrasebook(language: .en))
   }
@@ -169,10 +182,7 @@ import Testing
     ])
     let geometry = RouteGeometry(route: doc.routes[0])
     func fix(_ s: Double, _ t: Double, _ v: Double) -> Fix {
-      Fix(
-        time: Self.t0 + t, coordinate: geometry.coordinate(at: s), speed: v,
-        course: v > 0 ? geometry.bearings[geometry.segment(containing: s, from: 0)] : nil,
-        horizontalAccuracy: 3)
+      Self.fix(on: geometry, at: s, time: t, speed: v)
     }
     var s = try NavigationSession(document: doc, phrasing: Phrasebook(language: .en))
     var events: [NavigationEvent] = []
@@ -196,11 +206,7 @@ import Testing
     let geometry = RouteGeometry(route: doc.routes[0])
     // Its fixes lie 5 m north of the road (towards the way back), as a receiver's often do.
     func fix(_ s: Double, _ t: Double, _ v: Double) -> Fix {
-      let course = geometry.bearings[geometry.segment(containing: s, from: 0)]
-      return Fix(
-        time: Self.t0 + t,
-        coordinate: geometry.coordinate(at: s).destination(distance: 5, bearing: 0),
-        speed: v, course: v > 2 ? course : nil, horizontalAccuracy: 3)
+      Self.fix(on: geometry, at: s, time: t, speed: v, north: 5)
     }
     var s = try NavigationSession(document: doc, phrasing: Phrasebook(language: .en))
     var events: [NavigationEvent] = []
