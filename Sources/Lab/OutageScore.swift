@@ -24,6 +24,10 @@ public struct OutageScore: Sendable {
     /// to the prompt, and to the same prompt without the outage (a vehicle that slows or
     /// speeds up before that moves the schedule it is compared with: not at steady speed).
     public var steady: Bool
+    /// Seconds a vehicle carried at the last fix's speed would have been ahead of the truth at
+    /// the prompt (negative: behind; `nil`: it stood): a shift beyond 2 s that this shares is one
+    /// no estimate from that speed avoids.
+    public var carried: Double?
     /// Seconds later than without the outage (negative: earlier).
     public var shift: Double? { withoutOutage.map { time - $0 } }
   }
@@ -33,10 +37,17 @@ public struct OutageScore: Sendable {
   public var leadMinimum: Double?
   /// Maneuvers reached without a prompt at least `leadRequired` seconds before.
   public var unprompted: [Int] = []
+  /// Of those, the maneuvers a vehicle carried at the last fix's speed would have reached over
+  /// ``carriedLateness`` seconds after the truth did (or never: it stood): a final prompt timed
+  /// for that carry comes under 2 s before.
+  public var unpromptedCarried: [Int] = []
   /// Metres between the last estimate and the truth when the fixes came back, and the metres
   /// covered without fixes.
   public var returnError: Double?
   public var blindDistance = 0.0
+  /// Metres a vehicle carried at the last fix's speed would have been off when the fixes came
+  /// back: what no estimate from that speed alone does better than.
+  public var carriedReturnError: Double?
   /// Whether the true speed stayed within 10 % of the last fix's through the whole outage.
   public var steady = false
   /// Whether the last estimate waited at a maneuver it may not pass (see `reckonManeuvers`).
@@ -49,6 +60,9 @@ public struct OutageScore: Sendable {
   public var offRouteAfterReturn = 0
 
   public static let leadRequired = 2.0
+  /// The final prompt's lead (3.5 s and the time to say it) less ``leadRequired``, seconds: a
+  /// carry this much later than the vehicle at a maneuver prompts it too late.
+  public static let carriedLateness = 3.0
 
   /// Scores an outage of the seconds `outage` (after the drive's first epoch) in a drive of
   /// `route` made with `options`.
@@ -100,6 +114,11 @@ public struct OutageScore: Sendable {
     }
     let lastFix = dark.last { $0.isValid && $0.time < start + outage.lowerBound }
     let before = lastFix.flatMap { truthAt($0.time) }
+    // The reference: the vehicle carried on from the last fix at that fix's speed.
+    func carry(_ t: Double) -> Double? {
+      before.map { $0.distanceAlong + $0.speed * max(0, t - $0.time) }
+    }
+    let moving = (before?.speed ?? 0) >= 0.5
 
     // Prompts from estimates, against the same prompts without the outage.
     var plainTimes: [String: Double] = [:]
@@ -115,10 +134,15 @@ public struct OutageScore: Sendable {
             $0.time < b.time || $0.time > until || abs($0.speed - b.speed) <= 0.1 * b.speed
           }
         } ?? false
+      var carried: Double?
+      if moving, let b = before, let c = carry(e.time), let t = alongAt(e.time) {
+        carried = (c - t) / b.speed
+      }
       prompts.append(
         Prompt(
           id: a.id, time: e.time, withoutOutage: plainTimes[a.id],
-          lead: reaching(geometry.stepEnd[a.step]).map { $0 - e.time }, steady: steady))
+          lead: reaching(geometry.stepEnd[a.step]).map { $0 - e.time }, steady: steady,
+          carried: carried))
     }
 
     // Every maneuver's final prompt (its own, or the "then" part of the one before).
@@ -133,7 +157,18 @@ public struct OutageScore: Sendable {
       }
       let lead = finals.max().map { reached - $0 }
       leadMinimum = min(leadMinimum ?? .infinity, lead ?? -.infinity)
-      if (lead ?? -1) < Self.leadRequired { unprompted.append(m) }
+      if (lead ?? -1) < Self.leadRequired {
+        unprompted.append(m)
+        // Only a maneuver reached in the dark, or as the fixes came back, is the carry's.
+        if let b = before, reached > b.time,
+          reached <= outage.upperBound + Self.carriedLateness + Self.leadRequired,
+          !moving
+            || b.time + (geometry.stepEnd[m] - b.distanceAlong) / b.speed - reached
+              > Self.carriedLateness
+        {
+          unpromptedCarried.append(m)
+        }
+      }
     }
 
     // The position when the fixes return, and backward steps around the outage.
@@ -149,6 +184,7 @@ public struct OutageScore: Sendable {
       let b = before, let t = alongAt(estimate.time)
     {
       returnError = abs(at - t)
+      carriedReturnError = carry(estimate.time).map { abs($0 - t) }
       blindDistance = t - b.distanceAlong
       held = geometry.stepEnd.contains { abs($0 - at) < 0.01 }
       steady = truth.allSatisfy {

@@ -93,7 +93,8 @@ extension StepwiseTool {
       out.line("  \(label): " + misses.joined(separator: "; "))
     }
     out.line(
-      "\(name): \(counted.cuts) outages, \(counted.short) short; \(joined.cuts) more joined a gap "
+      "\(name): \(counted.cuts) outages, \(counted.short) short (\(counted.beyondCarry) of them "
+        + "beyond a carried speed); \(joined.cuts) more joined a gap "
         + "of the drive's own into over \(NMEAWriter.fixed(range, 0)) s blind, scored apart "
         + "(\(joined.short) short); \(counted.compared) prompts from estimates at steady "
         + "speed, worst \(NMEAWriter.fixed(counted.worstShift, 1)) s off the schedule; "
@@ -107,6 +108,8 @@ extension StepwiseTool {
   struct OutageTally {
     var cuts = 0
     var short = 0
+    /// Cuts short only where a vehicle carried at its last fix's speed falls short too.
+    var beyondCarry = 0
     var compared = 0
     var worstShift = 0.0
     var returns = 0
@@ -116,19 +119,26 @@ extension StepwiseTool {
     /// Adds the cut scored `s`; returns what it misses of the bar (empty: nothing).
     mutating func add(_ s: OutageScore) -> [String] {
       var misses: [String] = []
+      // Whether every miss is one a carry at the last fix's speed makes too.
+      var carried = true
       if !s.unprompted.isEmpty {
         misses.append("maneuvers \(s.unprompted) prompted under 2 s or never")
+        carried = carried && s.unprompted == s.unpromptedCarried
       }
       if s.falseOffRoute > 0 { misses.append("\(s.falseOffRoute) off-route") }
       if s.offRouteAfterReturn > 0 { misses.append("off-route within 10 s of the return") }
       if s.backwardJump > 10 {
         misses.append("jumped \(NMEAWriter.fixed(s.backwardJump, 1)) m back")
       }
+      if s.falseOffRoute > 0 || s.offRouteAfterReturn > 0 || s.backwardJump > 10 {
+        carried = false
+      }
       worstJump = max(worstJump, s.backwardJump)
       if let e = s.returnError, s.steady, !s.held, s.blindDistance > 0 {
         returns += 1
         worstReturn = max(worstReturn, e / s.blindDistance)
         if e > 0.05 * s.blindDistance {
+          carried = carried && (s.carriedReturnError ?? 0) > 0.05 * s.blindDistance
           misses.append(
             "\(NMEAWriter.fixed(e, 1)) m off after \(NMEAWriter.fixed(s.blindDistance, 0)) m blind")
         }
@@ -138,11 +148,16 @@ extension StepwiseTool {
         compared += 1
         worstShift = max(worstShift, abs(shift))
         if abs(shift) > 2 {
+          carried = carried && abs(p.carried ?? 0) > 2
           misses.append("\(p.id) \(NMEAWriter.fixed(shift, 1)) s off the schedule")
         }
       }
       cuts += 1
       if !misses.isEmpty { short += 1 }
+      if !misses.isEmpty && carried {
+        beyondCarry += 1
+        misses.append("beyond a carried speed")
+      }
       return misses
     }
   }

@@ -84,4 +84,45 @@ import Testing
         Self.liechtenstein, profile: .highway, seeds: [6], starts: [60, 150, 300],
         lengths: [30, 60]))
   }
+
+  /// The reference a cut is measured against: a vehicle carried on at its last fix's speed.
+  ///
+  /// It meets the bar at steady speed, and misses it as the vehicle does when it stops or
+  /// drives off in the dark, which nothing tells an estimate.
+  @Test func theCarriedReferenceIsWhatTheLastSpeedTells() throws {
+    let scenario = try Scenario(directory: Self.a8)
+    func options(stops: [(Double, Double)]) -> DriveOptions {
+      var o = DriveOptions()
+      o.noise = 5
+      o.seed = 7
+      o.tunnels = false
+      o.stops = stops.map { Stop(at: $0.0, duration: $0.1) }
+      return o
+    }
+    func score(stops: [(Double, Double)], outage: ClosedRange<Double>) throws -> OutageScore {
+      try OutageScore(
+        document: scenario.document, routeIndex: scenario.routeIndex,
+        phrasing: Phrasebook(language: .en), options: options(stops: stops), outage: outage)
+    }
+    let steady = try score(stops: [], outage: 150...210)
+    let carried = try #require(steady.carriedReturnError)
+    #expect(carried <= 0.05 * steady.blindDistance, "\(carried) m of \(steady.blindDistance)")
+    #expect(steady.prompts.allSatisfy { abs($0.carried ?? 99) <= 2 }, "\(steady.prompts)")
+    #expect(steady.unpromptedCarried.isEmpty)
+    // A 30 s stop in the dark: the carry returns twice as far as the vehicle went.
+    let stop = try score(stops: [(2100, 30)], outage: 150...210)
+    let far = try #require(stop.carriedReturnError)
+    #expect(far > 0.5 * stop.blindDistance, "\(far) m of \(stop.blindDistance)")
+    // Standing when the fixes stop, 1160 m before the ramp (no prompt for it said yet), it
+    // drives off in the dark and takes the ramp: a carry at 0 m/s never gets there, and the
+    // ramp is left without a prompt.
+    let o = options(stops: [(4000, 40)])
+    let truth = DriveSimulator.drive(try scenario.document.route(at: 0), options: o).truth
+    let stopped = try #require(truth.first { $0.distanceAlong >= 3999 && $0.speed == 0 }).time
+    let turned = try #require(truth.first { $0.distanceAlong >= 5160 }).time
+    let off = try score(
+      stops: [(4000, 40)], outage: (stopped + 5 - o.start)...(turned + 10 - o.start))
+    #expect(off.unprompted == [5], "\(off.unprompted)")
+    #expect(off.unpromptedCarried == off.unprompted)
+  }
 }
