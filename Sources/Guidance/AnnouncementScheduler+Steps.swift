@@ -38,6 +38,21 @@ extension AnnouncementScheduler {
     lastAnnouncement = (time, m)
   }
 
+  /// The vehicle is `distance` metres before maneuver `m`, behind an estimate that made its
+  /// prompts: those due closer than that at `speed` are said again when due (``reopened``).
+  mutating func reopen(_ m: Int, distance: Double, speed: Double) {
+    guard m >= 1, m < said.count, said[m] != .passed else { return }
+    let (limits, v) = timing(step: m, speed: speed)
+    for kind in [AnnouncementKind.prepare, .approach, .now]
+    where said[m].contains(kind.flag) && lead(kind, speed: v, limits: limits) < distance {
+      said[m].remove(kind.flag)
+      said[m].insert(.reopened)
+    }
+  }
+
+  /// Whether maneuver `m`'s prompts were taken back to be said again.
+  func reopened(_ m: Int) -> Bool { said[m] != .passed && said[m].contains(.reopened) }
+
   /// Takes back what a saved session had said.
   mutating func resume(said: [AnnouncementFlags], last: (time: Double, step: Int)?) {
     self.said = said

@@ -286,15 +286,22 @@ struct AnnouncementScheduler: Sendable {
       let gap = geometry.stepEnd[m + 1] - geometry.stepEnd[m]
       return max(react + first, react + speech - gap)
     }
+    return lead(kind, speed: v, limits: limits) + speech
+  }
+
+  /// Metres before its maneuver at which a prompt of `kind` falls due at `speed`, before the
+  /// time to say it.
+  func lead(
+    _ kind: AnnouncementKind, speed v: Double, limits: GuidanceConfiguration.ModeLimits
+  ) -> Double {
     switch kind {
     case .prepare:
-      return prepareLead(speed: v, limits: limits) + speech
+      prepareLead(speed: v, limits: limits)
     case .approach:
-      return min(
+      min(
         limits.approachMaximum, max(limits.approachMinimum, v * configuration.approachLeadSeconds))
-        + speech
     default:
-      return max(limits.nowMinimum, v * configuration.nowLeadSeconds) + speech
+      max(limits.nowMinimum, v * configuration.nowLeadSeconds)
     }
   }
 
@@ -364,7 +371,7 @@ struct AnnouncementScheduler: Sendable {
 
 extension AnnouncementKind {
   /// The flag that records this maneuver announcement (`prepare`, `approach` or `now`) as made.
-  fileprivate var flag: AnnouncementFlags {
+  var flag: AnnouncementFlags {
     switch self {
     case .prepare: .prepare
     case .approach: .approach

@@ -131,6 +131,9 @@ public struct AnnouncementFlags: OptionSet, Sendable, Hashable, ExpressibleByInt
   public static let merged = AnnouncementFlags(rawValue: 16)
   /// Bit 5 (32): that "then" part was in the previous step's final announcement.
   public static let mergedFinal = AnnouncementFlags(rawValue: 32)
+  /// Bit 6 (64): prompts an estimate made too early were taken back (the fixes came back far
+  /// behind it); said again, their ids name the GPS loss.
+  public static let reopened = AnnouncementFlags(rawValue: 64)
   /// 255: the step is behind the vehicle; nothing more is said for it.
   public static let passed = AnnouncementFlags(rawValue: 0xFF)
 }

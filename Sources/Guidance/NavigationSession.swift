@@ -293,9 +293,15 @@ public struct NavigationSession: Sendable {
     }
     let previous = fixes.last
     fixes.last = fix
-    reckoner.settle(
-      after: estimate, time: fix.time, along: distanceAlong, speed: speed,
+    let gaveWay = reckoner.settle(
+      after: estimate, time: fix.time, along: distanceAlong,
+      stepStart: currentStep > 0 ? geometry.stepEnd[currentStep - 1] : 0, speed: speed,
       onRoute: phase == .onRoute, configuration)
+    if gaveWay && phase == .onRoute {
+      scheduler.reopen(
+        currentStep, distance: geometry.stepEnd[currentStep] - reckoner.reported(distanceAlong),
+        speed: speed)
+    }
     if phase == .offRoute {
       followReturn(point: point, course: trustedCourse, time: fix.time)
     }
@@ -452,8 +458,10 @@ public struct NavigationSession: Sendable {
           step: currentStep, time: time, position: position, speed: speed,
           fixInterval: fixInterval, uncertainty: fixes.accuracy)
     else { return }
+    // Said again after an estimate made it too early: a new id, which consumers keep.
+    let id = scheduler.reopened(p.step) ? "\(p.id).gps\(fixes.losses)" : p.id
     announce(
-      p.message, kind: p.kind, step: p.step, id: p.id, time: time, distance: p.distance,
+      p.message, kind: p.kind, step: p.step, id: id, time: time, distance: p.distance,
       into: &events)
   }
 

@@ -67,26 +67,33 @@ struct Reckoner: Sendable {
   /// `reckonSettleWindow` seconds the position reported never steps back
   /// (``Reckoning/settling(floor:until:)``); off the route, nothing settles.
   ///
-  /// After a long stretch (over `reckonHoldOutageSeconds` since the anchor) an estimate that
-  /// passed no maneuver is a guess within the step: when the vehicle at `speed` (at least
-  /// `reckonPassSpeed`) would not reach it within `reckonHoldSeconds` (it stood in the dark),
-  /// the fix is reported at once, a step back rather than a position frozen for minutes. One
-  /// that passed a maneuver is held: its steps and prompts were given.
-  mutating func settle(
-    after estimate: Reckoning.Estimate?, time: Double, along: Double, speed: Double,
-    onRoute: Bool, _ c: GuidanceConfiguration
-  ) {
-    if let e = estimate,
-      e.passed > 0 || time - e.since <= c.reckonHoldOutageSeconds
+  /// After a long stretch (over `reckonHoldOutageSeconds` since the anchor) the estimate is a
+  /// guess: when the vehicle at `speed` (at least `reckonPassSpeed`) would not reach it within
+  /// `reckonHoldSeconds` (it stood or crawled in the dark), the fix is reported at once, a step
+  /// back rather than a position frozen for minutes. Never behind `stepStart`, though, the last
+  /// maneuver passed (on the estimate or not): the steps and prompts given stay true. Returns
+  /// whether the estimate gave way so (the prompts it made in the step may be due again).
+  @discardableResult mutating func settle(
+    after estimate: Reckoning.Estimate?, time: Double, along: Double, stepStart: Double,
+    speed: Double, onRoute: Bool, _ c: GuidanceConfiguration
+  ) -> Bool {
+    var gaveWay = false
+    if let e = estimate {
+      let near =
+        time - e.since <= c.reckonHoldOutageSeconds
         || e.along - along <= max(speed, c.reckonPassSpeed) * c.reckonHoldSeconds
-    {
-      mode = .settling(floor: e.along, until: time + c.reckonSettleWindow)
+      if near || stepStart > along {
+        mode = .settling(
+          floor: near ? e.along : min(e.along, stepStart), until: time + c.reckonSettleWindow)
+      }
+      gaveWay = !near
     }
-    guard case .settling(let floor, let until) = mode else { return }
+    guard case .settling(let floor, let until) = mode else { return gaveWay }
     if !onRoute || (along >= floor && time >= until) {
       mode = .off
     } else if along > floor {
       mode = .settling(floor: along, until: until)
     }
+    return gaveWay
   }
 }

@@ -290,30 +290,35 @@ import Testing
 
   /// After minutes without fixes the estimate is a guess.
   ///
-  /// A vehicle that stood in the dark is reported where its fix is, not held for minutes at an
-  /// estimate far ahead on its step. An estimate that passed maneuvers (their prompts given) is
-  /// held as after a short outage.
-  @Test func afterALongOutageAnEstimateFarAheadOnTheStepGivesWayToTheFix() throws {
-    func returning(at v: Double) throws -> (estimate: Progress, back: Progress) {
+  /// A vehicle that stood or crawled in the dark is reported where its fix is, not held for
+  /// minutes at an estimate far ahead. Only the maneuvers the estimate passed (their steps and
+  /// prompts given) hold it: it is reported no further back than the last of them.
+  @Test func afterALongOutageAnEstimateFarAheadGivesWayToTheFix() throws {
+    func returning(at v: Double, from s0: Double) throws -> (estimate: Progress, back: Progress) {
       var s = try Self.session()
       var events: [NavigationEvent] = []
       for t in 0...20 { events += s.ingest(Self.fix(at: v * Double(t), time: Double(t), speed: v)) }
       for t in 21...170 { events += s.ingest(.noFix(time: Self.t0 + Double(t))) }
       let estimate = try #require(events.last { $0.progressValue != nil }?.progressValue)
-      // It crept in the dark, and drives on at 6 m/s from 300 m.
-      let back = s.ingest(Self.fix(at: 300, time: 171, speed: 6)).compactMap(\.progressValue)
+      // It crept in the dark, and drives on at 6 m/s from `s0`.
+      let back = s.ingest(Self.fix(at: s0, time: 171, speed: 6)).compactMap(\.progressValue)
       return (estimate, try #require(back.first))
     }
     // At 6 m/s the estimate waits at the first maneuver (too slow to pass it unseen).
-    let slow = try returning(at: 6)
+    let slow = try returning(at: 6, from: 300)
     #expect(abs(slow.estimate.distanceAlong - 1000) < 1)
     #expect(abs(slow.back.distanceAlong - 300) < 15, "\(slow.back.distanceAlong)")
     #expect(slow.back.step == 1)
-    // At 12 m/s it passed both maneuvers: held there, on the step it reached.
-    let fast = try returning(at: 12)
-    #expect(fast.estimate.step == 3)
-    #expect(fast.back.distanceAlong >= fast.estimate.distanceAlong - 1)
-    #expect(fast.back.step == 3)
+    // At 12 m/s it passed both maneuvers and waits at the end. Back before them, the vehicle
+    // is held at the second (not at the end, 800 m on), on the step it reached.
+    let held = try returning(at: 12, from: 300)
+    #expect(abs(held.estimate.distanceAlong - Self.geometry.length) < 1)
+    #expect(abs(held.back.distanceAlong - Self.geometry.stepEnd[2]) < 1)
+    #expect(held.back.step == 3)
+    // Back past them, it is reported where its fix is.
+    let past = try returning(at: 12, from: 1200)
+    #expect(abs(past.back.distanceAlong - 1200) < 15, "\(past.back.distanceAlong)")
+    #expect(past.back.step == 3)
   }
 
   @Test func anOutageWhileSettlingBehindTheEstimateKeepsTheFloor() throws {
