@@ -31,8 +31,10 @@ extension StepwiseTool {
     (steady speed, not held at a maneuver), no backward jump over 10 m, no off-route (none in the
     10 s after the return either). A cut that joins a gap of the drive's own into an outage
     longer than the longest length (and 5 s) is beyond that range: it is listed apart, as
-    "joined", and not counted. Prints a summary line and each cut that falls short; exits 1 when
-    any counted one does.
+    "joined", and not counted. A cut whose every miss a vehicle carried on at its last fix's
+    speed shares (it stood, or changed speed in the dark) is marked "beyond a carried speed" and
+    counted apart in the summary. Prints a summary line and each cut that falls short; exits 1
+    when any counted one does.
     """
 
   /// 2026-11-30T09:00:00Z: where the relative seconds of a CSV track start.
