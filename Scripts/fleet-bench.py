@@ -468,8 +468,10 @@ def run_fleet(generator, broker, n, seconds, fail_at=None, mqtt311=False, daemon
         return report
     report["connect_s"] = first.split("=")[1]
     real = RealDaemons(work, broker, daemons, seconds, mqtt311) if daemons else None
-    pids = broker.pids()
-    cpu0 = sum(cpu_seconds(p) for p in pids)
+    # Each broker process's CPU from here: a node restarted by the failure starts again at 0,
+    # and the killed one's seconds are taken just before it dies.
+    cpu0 = {p: cpu_seconds(p) for p in broker.pids()}
+    before_fail = {}
     generators = [proc.pid] + [h.pid for h in helpers]
     generator0 = sum(cpu_seconds(p) for p in generators)
     t0 = time.time()
@@ -478,6 +480,7 @@ def run_fleet(generator, broker, n, seconds, fail_at=None, mqtt311=False, daemon
         def fail():
             time.sleep(fail_at)
             report["failed_at_s"] = "%.1f" % (time.time() - t0)
+            before_fail.update({p: cpu_seconds(p) for p in broker.pids()})
             broker.fail()
         failer = threading.Thread(target=fail)
         failer.start()
@@ -485,7 +488,9 @@ def run_fleet(generator, broker, n, seconds, fail_at=None, mqtt311=False, daemon
     # the ones of that moment).
     time.sleep(max(0, seconds - (time.time() - t0) - 0.5))
     pids = broker.pids()
-    report["broker_cpu_s"] = sum(cpu_seconds(p) for p in pids) - cpu0
+    now = {p: cpu_seconds(p) for p in pids}
+    now.update({p: c for p, c in before_fail.items() if p not in now})
+    report["broker_cpu_s"] = sum(max(0.0, c - cpu0.get(p, 0)) for p, c in now.items())
     report["broker_rss_mib"] = sum(rss_mib(p) for p in pids)
     report["window_s"] = time.time() - t0
     report["generator_cores"] = (sum(cpu_seconds(p) for p in generators) - generator0) \
