@@ -73,7 +73,7 @@ struct Reckoner: Sendable {
   /// back rather than a position frozen for minutes. Never behind `stepStart`, though, the last
   /// maneuver passed (on the estimate or not): the steps and prompts given stay true. Returns
   /// whether the estimate gave way so (the prompts it made in the step may be due again).
-  @discardableResult mutating func settle(
+  mutating func settle(
     after estimate: Reckoning.Estimate?, time: Double, along: Double, stepStart: Double,
     speed: Double, onRoute: Bool, _ c: GuidanceConfiguration
   ) -> Bool {
