@@ -293,15 +293,17 @@ public struct NavigationSession: Sendable {
     }
     let previous = fixes.last
     fixes.last = fix
-    let gaveWay = reckoner.settle(
-      after: estimate, time: fix.time, along: distanceAlong,
-      stepStart: currentStep > 0 ? geometry.stepEnd[currentStep - 1] : 0, speed: speed,
-      onRoute: phase == .onRoute, configuration)
-    if gaveWay && phase == .onRoute {
+    if let estimate,
+      reckoner.resume(
+        after: estimate, time: fix.time, along: distanceAlong,
+        stepStart: currentStep > 0 ? geometry.stepEnd[currentStep - 1] : 0, speed: speed,
+        configuration), phase == .onRoute
+    {
       scheduler.reopen(
         currentStep, distance: geometry.stepEnd[currentStep] - reckoner.reported(distanceAlong),
         speed: speed)
     }
+    reckoner.settle(time: fix.time, along: distanceAlong, onRoute: phase == .onRoute)
     if phase == .offRoute {
       followReturn(point: point, course: trustedCourse, time: fix.time)
     }

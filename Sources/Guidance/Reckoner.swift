@@ -62,10 +62,10 @@ struct Reckoner: Sendable {
     return (r.anchorAlong, .init(along: estimate, since: r.anchorTime, passed: r.passed))
   }
 
-  /// After the fix at `time` that ended a stretch without fixes (`estimate`, the last one): a
-  /// vehicle matched at `along` behind it is reported there until it passes it, and for
+  /// The fix at `time` that ended a stretch without fixes (`e`, its last estimate): a vehicle
+  /// matched at `along` behind the estimate is reported there until it passes it, and for
   /// `reckonSettleWindow` seconds the position reported never steps back
-  /// (``Reckoning/settling(floor:until:)``); off the route, nothing settles.
+  /// (``Reckoning/settling(floor:until:)``, followed by ``settle(time:along:onRoute:)``).
   ///
   /// After a long stretch (over `reckonHoldOutageSeconds` since the anchor) the estimate is a
   /// guess: when the vehicle at `speed` (at least `reckonPassSpeed`) would not reach it within
@@ -73,27 +73,29 @@ struct Reckoner: Sendable {
   /// back rather than a position frozen for minutes. Never behind `stepStart`, though, the last
   /// maneuver passed (on the estimate or not): the steps and prompts given stay true. Returns
   /// whether the estimate gave way so (the prompts it made in the step may be due again).
-  mutating func settle(
-    after estimate: Reckoning.Estimate?, time: Double, along: Double, stepStart: Double,
-    speed: Double, onRoute: Bool, _ c: GuidanceConfiguration
+  mutating func resume(
+    after e: Reckoning.Estimate, time: Double, along: Double, stepStart: Double, speed: Double,
+    _ c: GuidanceConfiguration
   ) -> Bool {
-    var gaveWay = false
-    if let e = estimate {
-      let near =
-        time - e.since <= c.reckonHoldOutageSeconds
-        || e.along - along <= max(speed, c.reckonPassSpeed) * c.reckonHoldSeconds
-      if near || stepStart > along {
-        mode = .settling(
-          floor: near ? e.along : min(e.along, stepStart), until: time + c.reckonSettleWindow)
-      }
-      gaveWay = !near
+    let near =
+      time - e.since <= c.reckonHoldOutageSeconds
+      || e.along - along <= max(speed, c.reckonPassSpeed) * c.reckonHoldSeconds
+    if near || stepStart > along {
+      mode = .settling(
+        floor: near ? e.along : min(e.along, stepStart), until: time + c.reckonSettleWindow)
     }
-    guard case .settling(let floor, let until) = mode else { return gaveWay }
+    return !near
+  }
+
+  /// A fix matched at `along` while settling behind the last estimate: the floor follows it
+  /// forwards; settling ends once the vehicle passed the floor and the window is over, or off
+  /// the route.
+  mutating func settle(time: Double, along: Double, onRoute: Bool) {
+    guard case .settling(let floor, let until) = mode else { return }
     if !onRoute || (along >= floor && time >= until) {
       mode = .off
     } else if along > floor {
       mode = .settling(floor: along, until: until)
     }
-    return gaveWay
   }
 }
