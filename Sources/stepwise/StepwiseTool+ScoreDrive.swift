@@ -127,14 +127,15 @@ extension StepwiseTool {
         misses.append("maneuvers \(s.unprompted) prompted under 2 s or never")
         carried = carried && s.unprompted == s.unpromptedCarried
       }
-      if s.falseOffRoute > 0 { misses.append("\(s.falseOffRoute) off-route") }
-      if s.offRouteAfterReturn > 0 { misses.append("off-route within 10 s of the return") }
+      // An off-route or a jump back is the engine's, whatever the carry does.
+      var engine: [String] = []
+      if s.falseOffRoute > 0 { engine.append("\(s.falseOffRoute) off-route") }
+      if s.offRouteAfterReturn > 0 { engine.append("off-route within 10 s of the return") }
       if s.backwardJump > 10 {
-        misses.append("jumped \(NMEAWriter.fixed(s.backwardJump, 1)) m back")
+        engine.append("jumped \(NMEAWriter.fixed(s.backwardJump, 1)) m back")
       }
-      if s.falseOffRoute > 0 || s.offRouteAfterReturn > 0 || s.backwardJump > 10 {
-        carried = false
-      }
+      misses += engine
+      carried = carried && engine.isEmpty
       worstJump = max(worstJump, s.backwardJump)
       if let e = s.returnError, s.steady, !s.held, s.blindDistance > 0 {
         returns += 1
