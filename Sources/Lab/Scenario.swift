@@ -108,6 +108,8 @@ public struct Scenario: Sendable {
     }
     if let v = r["accel"]?.doubleValue { o.acceleration = v }
     if let v = r["brake"]?.doubleValue { o.braking = v }
+    if let v = r["speedWander"]?.doubleValue { o.speedWander = v }
+    if let v = r["speedWanderCorrelation"]?.doubleValue { o.speedWanderCorrelation = v }
     if let v = r["multipath"]?.doubleValue { o.multipath = v }
     if let v = r["tunnels"]?.boolValue { o.tunnels = v }
     if let v = r["dwell"]?.doubleValue { o.dwell = v }

@@ -183,6 +183,13 @@ public struct DriveOptions: Sendable, Equatable {
   /// Acceleration and braking limits in m/s²; `nil` takes them from the profile or mode.
   public var acceleration: Double?
   public var braking: Double?
+  /// How far a driver's cruising speed wanders (RMS, a fraction of it; 0: held exactly).
+  ///
+  /// With `speedWanderCorrelation`, how slowly (seconds). No driver holds a speed: over
+  /// 10–60 s, real drives change it by about 3 % (median) at cruise. Drawn from its own random
+  /// stream.
+  public var speedWander: Double = 0
+  public var speedWanderCorrelation: Double = 10
   /// Fixes per second, 1 … 10.
   public var hz: Double = 1
   /// Root-mean-square horizontal position error in metres, as a slowly varying random walk.

@@ -122,6 +122,7 @@ public enum DriveSimulator {
     var s = 0.0
     var v = 0.0
     var pendingStops = options.stops.sorted { $0.at < $1.at }
+    var wander = Wander(options)
     let dropouts = options.dropouts + (options.tunnels ? tunnelStretches(route, path: path) : [])
 
     func record(_ pos: Coordinate, along: Double, offset: Double, speed: Double, course: Double) {
@@ -212,7 +213,7 @@ public enum DriveSimulator {
         continue
       }
       // Speed limit from the turns ahead and the end of the route.
-      var limit = cruise
+      var limit = cruise * wander.next(dt)
       if let turn = path.nextTurn(after: s) {
         let vt = kin.turnSpeed(turn.angle)
         limit = min(limit, sqrt(vt * vt + 2 * brake * max(0, turn.at - s)))
@@ -249,6 +250,30 @@ public enum DriveSimulator {
     return SimulatedDrive(
       truth: truth, fixes: fixes, reportedSigma: classicSigma, sigmas: sigmas,
       dropouts: dropouts, skipped: skipped)
+  }
+
+  /// A driver's cruising speed wandering around the one chosen: a factor near 1, a
+  /// first-order Gauss–Markov process of RMS `speedWander` (at most three times it).
+  struct Wander {
+    private var rng: RandomSource
+    private let sigma: Double
+    private let tau: Double
+    private var x = 0.0
+
+    init(_ o: DriveOptions) {
+      rng = RandomSource(seed: o.seed ^ 0x7761_6E64_6572)
+      sigma = max(0, o.speedWander)
+      tau = max(1, o.speedWanderCorrelation)
+      if sigma > 0 { x = sigma * rng.gaussian() }
+    }
+
+    /// The factor after `dt` more seconds.
+    mutating func next(_ dt: Double) -> Double {
+      guard sigma > 0 else { return 1 }
+      let a = exp(-dt / tau)
+      x = a * x + sigma * (1 - a * a).squareRoot() * rng.gaussian()
+      return 1 + min(3 * sigma, max(-3 * sigma, x))
+    }
   }
 
   /// The positions and courses of a pull-out, one per epoch, from the car park up to (not

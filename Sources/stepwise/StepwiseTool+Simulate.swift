@@ -12,6 +12,10 @@ extension StepwiseTool {
     if let kmh = try args.number("--speed", in: 0.1...500) { o.speed = kmh / 3.6 }
     o.acceleration = try args.number("--accel", in: 0.05...10)
     o.braking = try args.number("--brake", in: 0.05...10)
+    o.speedWander = try args.number("--speed-wander", in: 0...0.5) ?? 0
+    if let s = try args.number("--speed-wander-correlation", in: 1...3600) {
+      o.speedWanderCorrelation = s
+    }
     o.hz = try args.number("--hz", in: 1...10) ?? 1
     o.noise = try args.number("--noise", in: 0...500) ?? 0
     o.multipath = try args.number("--multipath", in: 0...500) ?? 0

@@ -54,6 +54,8 @@ public enum StepwiseTool {
                            noise (default: classic model, each step at its mode's speed)
       --speed KMH          cruising speed (default from the profile or transport type)
       --accel MPS2 --brake MPS2   acceleration and braking limits
+      --speed-wander F     the driver's cruising speed wanders, RMS F of it (0.035 is
+                           what real drives show; --speed-wander-correlation S, 10)
       --hz N               fixes per second, 1…10 (default 1)
       --noise METRES       RMS position error, a correlated random walk (default 0)
       --multipath METRES   multipath jumps of about this size, about one a minute

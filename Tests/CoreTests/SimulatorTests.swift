@@ -70,6 +70,31 @@ import Testing
     }
   }
 
+  /// A driver's cruising speed wanders as real drives' does (about 3 % median change over
+  /// 20 s), the same way for the same seed, and not at all by default.
+  @Test func theCruisingSpeedWandersWhenAsked() {
+    let route = makeRoute(legs: [(90, 8000, "Your destination is on the right")]).routes[0]
+    func changes(_ d: SimulatedDrive) -> [Double] {
+      // 20 s apart, at cruise: away from the start and the end.
+      let cruise = d.truth.filter { (1000...7000).contains($0.distanceAlong) }
+      return zip(cruise, cruise.dropFirst(20)).map { abs($1.speed - $0.speed) / $0.speed }
+    }
+    let held = DriveSimulator.drive(route, options: options { $0.profile = .highway })
+    #expect(changes(held).allSatisfy { $0 == 0 })
+    let wandering = options {
+      $0.profile = .highway
+      $0.speedWander = 0.035
+      $0.seed = 3
+    }
+    let a = DriveSimulator.drive(route, options: wandering)
+    #expect(a.truth == DriveSimulator.drive(route, options: wandering).truth)
+    let c = changes(a).sorted()
+    #expect(c.count >= 10)
+    let median = c[c.count / 2]
+    #expect(median > 0.01 && median < 0.08, "median change \(median)")
+    #expect(a.truth.allSatisfy { $0.speed <= 110 / 3.6 * (1 + 3 * 0.035) + 1e-9 })
+  }
+
   @Test func fixRateFollowsHz() {
     let d = DriveSimulator.drive(Self.town.routes[0], options: options { $0.hz = 10 })
     #expect(abs(d.fixes[1].time - d.fixes[0].time - 0.1) < 1e-6)
