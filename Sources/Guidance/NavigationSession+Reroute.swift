@@ -50,8 +50,6 @@ extension NavigationSession {
     next.routeReason = .reroute
     next.state = .acquiring(.newRoute(announced: announce))
     next.fixes.speed = speed
-    next.fixes.recentSpeed = fixes.recentSpeed
-    next.fixes.leadSpeed = fixes.leadSpeed
     next.fixes.interval = fixInterval
     next.detector = detector.carriedOver()
     next.guidesBack = guidesBack
