@@ -203,8 +203,8 @@ let package = Package(
     .testTarget(
       name: "LabTests",
       dependencies: [
-        "Geodesy", "Guidance", "JSON", "Lab", "Matching", "Phrasebook", "Routes", "Simulation",
-        "TestSupport",
+        "Geodesy", "Guidance", "GuidanceSettings", "JSON", "Lab", "Matching", "Phrasebook",
+        "Routes", "Simulation", "TestSupport",
       ],
       swiftSettings: swiftSettings),
     .testTarget(

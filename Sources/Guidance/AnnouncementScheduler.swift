@@ -76,12 +76,12 @@ struct AnnouncementScheduler: Sendable {
   /// final announcement comes earlier by what of it the lead does not already spare, so a lagging
   /// position cannot make it late.
   mutating func due(
-    step m: Int, time: Double, position: Double, speed: Double, fixInterval: Double,
-    uncertainty: Double = 0
+    step m: Int, time: Double, position: Double, speed: Double, leadSpeed: Double? = nil,
+    fixInterval: Double, uncertainty: Double = 0
   ) -> DueAnnouncement? {
     due(
-      step: m, time: time, position: position, speed: speed, fixInterval: fixInterval,
-      uncertainty: uncertainty, finalOnly: false)
+      step: m, time: time, position: position, speed: speed, leadSpeed: leadSpeed,
+      fixInterval: fixInterval, uncertainty: uncertainty, finalOnly: false)
   }
 
   /// The final announcement of the next unit of maneuvers, due before the maneuver ahead
@@ -124,29 +124,34 @@ struct AnnouncementScheduler: Sendable {
   }
 
   private mutating func due(
-    step m: Int, time: Double, position: Double, speed: Double, fixInterval: Double,
-    uncertainty: Double, finalOnly: Bool
+    step m: Int, time: Double, position: Double, speed: Double, leadSpeed: Double? = nil,
+    fixInterval: Double, uncertainty: Double, finalOnly: Bool
   ) -> DueAnnouncement? {
     guard m >= 1, m <= lastStep, !said[m].contains(.now) else { return nil }
-    let (limits, v) = timing(step: m, speed: speed)
+    // One lookup for both speeds: the mode's floors, then the speed driven and the one held.
+    let (limits, floor) = timing(step: m, speed: 0)
+    let v = max(speed, floor)
+    let early = max(leadSpeed ?? speed, floor)
     let d = max(0, geometry.stepEnd[m] - position)
     let margin =
       v * min(fixInterval, configuration.announcementIntervalLimit)
       * configuration.announcementMarginFraction
     // Far from the maneuver no announcement can be due: skip building the sentences (most fixes),
     // and keep the code that builds them out of this path's instruction cache.
-    if d > limits.prepareMaximum + v * configuration.announcementHorizonSeconds + margin {
+    if d > limits.prepareMaximum + max(v, early) * configuration.announcementHorizonSeconds + margin
+    {
       return nil
     }
     return due(
       step: m, time: time, speed: speed, fixInterval: fixInterval, uncertainty: uncertainty,
-      finalOnly: finalOnly, limits: limits, v: v, d: d, margin: margin)
+      finalOnly: finalOnly, limits: limits, v: v, early: early, d: d, margin: margin)
   }
 
   @inline(never)
   private mutating func due(
     step m: Int, time: Double, speed: Double, fixInterval: Double, uncertainty: Double,
-    finalOnly: Bool, limits: GuidanceConfiguration.ModeLimits, v: Double, d: Double, margin: Double
+    finalOnly: Bool, limits: GuidanceConfiguration.ModeLimits, v: Double, early: Double, d: Double,
+    margin: Double
   ) -> DueAnnouncement? {
     // The arrival gets no "now" announcement: its own announcement replaces it.
     let finalKind: AnnouncementKind = m == lastStep ? .approach : .now
@@ -181,7 +186,8 @@ struct AnnouncementScheduler: Sendable {
         then: kind == .prepare ? nil : then,
         road: !hasRoad
           ? nil : Self.road(route.steps, at: m, kind: kind, then: kind == .prepare ? nil : then))
-      let lead = leadDistance(kind, step: m, speed: v, limits: limits, saying: sentence)
+      let lead = leadDistance(
+        kind, step: m, speed: kind == finalKind ? v : early, limits: limits, saying: sentence)
       // The final announcement must still come `finalLeadSeconds` ahead when the vehicle is one
       // along-track sigma ahead of its match; what `nowLeadSeconds` spares beyond that
       // minimum already covers part of it.
@@ -200,7 +206,7 @@ struct AnnouncementScheduler: Sendable {
       if n + 1 < kinds.count {
         let next = kinds[n + 1]
         let nextLead = leadDistance(
-          next, step: m, speed: v, limits: limits,
+          next, step: m, speed: next == finalKind ? v : early, limits: limits,
           saying: ManeuverSentence(
             instructions: instructions, distance: next == .now ? nil : d, then: then,
             road: !hasRoad ? nil : Self.road(route.steps, at: m, kind: next, then: then)))

@@ -50,6 +50,8 @@ extension NavigationSession {
     next.routeReason = .reroute
     next.state = .acquiring(.newRoute(announced: announce))
     next.fixes.speed = speed
+    next.fixes.recentSpeed = fixes.recentSpeed
+    next.fixes.leadSpeed = fixes.leadSpeed
     next.fixes.interval = fixInterval
     next.detector = detector.carriedOver()
     next.guidesBack = guidesBack

@@ -140,7 +140,7 @@ public struct NavigationSession: Sendable {
       gpsLost: gpsLost, gpsLossCount: fixes.losses, offRouteCount: detector.count,
       lastInputTime: fixes.lastInputTime, lastMatchTime: position.matchTime,
       reckonedSteps: reckonedSteps,
-      returning: returning)
+      returning: returning, recentSpeed: fixes.recentSpeed, leadSpeed: fixes.leadSpeed)
   }
 
   private var returning: ReturnGuide.Progress? {
@@ -180,6 +180,8 @@ public struct NavigationSession: Sendable {
     detector = OffRouteDetector(
       configuration: configuration, count: max(0, snapshot.offRouteCount))
     fixes.speed = snapshot.speed.isFinite ? max(0, snapshot.speed) : 0
+    fixes.recentSpeed = snapshot.recentSpeed.map { $0.isFinite ? max(0, $0) : 0 } ?? fixes.speed
+    fixes.leadSpeed = snapshot.leadSpeed.map { $0.isFinite ? max(0, $0) : 0 } ?? fixes.speed
     position.segment = geometry.segment(containing: distanceAlong, from: 0)
     ahead.resume(
       at: distanceAlong, lead: configuration.limits(for: route.transportType).approachMaximum)
@@ -447,15 +449,19 @@ public struct NavigationSession: Sendable {
 
   // MARK: - Announcements
 
-  /// Makes the announcement for the maneuver ahead that is due with the vehicle at `position`.
+  /// Makes the announcement for the maneuver ahead that is due with the vehicle at `position`,
+  /// at `speed` (the fix's, or an estimate's) with the early prompts timed at `leadSpeed` (the
+  /// speed held).
   mutating func announcements(
-    time: Double, position: Double, speed: Double? = nil, into events: inout [NavigationEvent]
+    time: Double, position: Double, speed: Double? = nil, leadSpeed: Double? = nil,
+    into events: inout [NavigationEvent]
   ) {
     let speed = speed ?? self.speed
     guard
       let p = scheduler.due(
         step: currentStep, time: time, position: position, speed: speed,
-        fixInterval: fixInterval, uncertainty: fixes.accuracy)
+        leadSpeed: leadSpeed ?? fixes.leadSpeed, fixInterval: fixInterval,
+        uncertainty: fixes.accuracy)
         ?? scheduler.dueAhead(
           step: currentStep, time: time, position: position, speed: speed,
           fixInterval: fixInterval, uncertainty: fixes.accuracy)

@@ -17,6 +17,10 @@ public struct SessionSnapshot: Sendable, Equatable {
   public var lastFixTime: Double?
   /// Speed at the last valid fix, metres per second.
   public var speed: Double
+  /// The recent speed, and the speed held that times the early prompts (``speed`` when not
+  /// saved).
+  public var recentSpeed: Double?
+  public var leadSpeed: Double?
   /// Time (seconds since the Unix epoch) and step of the last maneuver announcement: an early
   /// announcement right after it is not made, across a restart too.
   public var lastAnnouncementTime: Double?
@@ -42,9 +46,12 @@ public struct SessionSnapshot: Sendable, Equatable {
     lastAnnouncementTime: Double? = nil,
     lastAnnouncementStep: Int? = nil, gpsLost: Bool = false, gpsLossCount: Int = 0,
     offRouteCount: Int = 0, lastInputTime: Double? = nil, lastMatchTime: Double? = nil,
-    reckonedSteps: Int = 0, returning: ReturnGuide.Progress? = nil
+    reckonedSteps: Int = 0, returning: ReturnGuide.Progress? = nil, recentSpeed: Double? = nil,
+    leadSpeed: Double? = nil
   ) {
     self.returning = returning
+    self.recentSpeed = recentSpeed
+    self.leadSpeed = leadSpeed
     self.routeIndex = routeIndex
     self.distanceAlong = distanceAlong
     self.currentStep = currentStep

@@ -143,6 +143,17 @@ public struct GuidanceConfiguration: Sendable, Equatable {
   /// the fix interval is averaged.
   public var speedGapLimit = 5.0
   public var intervalGapLimit = 10.0
+  /// The fraction of the held speed within which the early prompts keep being timed at it.
+  ///
+  /// The early prompts (prepare, approach) are timed at a speed held while the vehicle's stays
+  /// within this fraction of it: a prompt a minute ahead falls due at one distance, not wherever
+  /// the speed's wobbles (or an outage, which updates nothing) put it. A faster vehicle's speed
+  /// is taken at once; a slower one's from the recent speed (0: the speed of the moment, as the
+  /// final prompt always is).
+  public var leadSpeedBand = 0.1
+  /// Time constant (seconds) of the recent speed, the speed of the last fixes averaged: a
+  /// vehicle slowing down hears its early prompts where the speed it came with puts them.
+  public var recentSpeedSeconds = 15.0
   /// Smallest accuracy believed from an error estimate, and from HDOP, metres.
   public var minimumReportedAccuracy = 1.0
   public var minimumHDOPAccuracy = 2.0

@@ -1,5 +1,6 @@
 import Geodesy
 public import Guidance
+public import GuidanceSettings
 import Matching
 public import Routes
 public import Simulation
@@ -68,7 +69,7 @@ public struct OutageScore: Sendable {
   /// `route` made with `options`.
   public init(
     document: RouteDocument, routeIndex: Int = 0, phrasing: any Phrasing, options: DriveOptions,
-    outage: ClosedRange<Double>
+    outage: ClosedRange<Double>, configuration: GuidanceConfiguration = GuidanceConfiguration()
   ) throws {
     let route = try document.route(at: routeIndex)
     let plain = DriveSimulator.drive(route, options: options)
@@ -78,7 +79,8 @@ public struct OutageScore: Sendable {
     try self.init(
       document: document, routeIndex: routeIndex, phrasing: phrasing, plain: plain.fixes,
       dark: drive.fixes, truth: drive.truth,
-      outage: (options.start + outage.lowerBound)...(options.start + outage.upperBound))
+      outage: (options.start + outage.lowerBound)...(options.start + outage.upperBound),
+      configuration: configuration)
   }
 
   /// Scores the fixes `dark`, which lack those of `outage` (fix-clock seconds), against the same
@@ -86,11 +88,14 @@ public struct OutageScore: Sendable {
   /// or one derived from a recorded drive's fixes, ``RecordedDrive/truth()``).
   public init(
     document: RouteDocument, routeIndex: Int = 0, phrasing: any Phrasing, plain: [Fix],
-    dark: [Fix], truth: [TruthSample], outage absolute: ClosedRange<Double>
+    dark: [Fix], truth: [TruthSample], outage absolute: ClosedRange<Double>,
+    configuration: GuidanceConfiguration = GuidanceConfiguration()
   ) throws {
     let route = try document.route(at: routeIndex)
     func replay(_ fixes: [Fix]) throws -> [NavigationEvent] {
-      var s = try NavigationSession(document: document, routeIndex: routeIndex, phrasing: phrasing)
+      var s = try NavigationSession(
+        document: document, routeIndex: routeIndex, phrasing: phrasing,
+        configuration: configuration)
       return s.replay(fixes)
     }
     let without = try replay(plain)

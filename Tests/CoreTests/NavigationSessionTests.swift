@@ -130,6 +130,30 @@ import Testing
     #expect(!events.contains { $0.kind == .gps(.lost) })
   }
 
+  /// A prepare prompt (a minute ahead) falls due at one distance while the speed wobbles within
+  /// `leadSpeedBand` of the speed held, not wherever the fastest fix puts it; a vehicle that
+  /// speeds up by more hears it at its new speed's lead.
+  @Test func earlyPromptsAreTimedAtAHeldSpeed() throws {
+    func prepare(_ speed: (Int) -> Double) throws -> Double? {
+      var s = try Self.session()
+      var along = 0.0
+      for t in 0...80 {
+        let v = speed(t)
+        if t > 0 { along += v }
+        for e in s.ingest(Self.fix(at: along, time: Double(t), speed: v)) {
+          if case .announce(let a) = e.kind, a.kind == .prepare { return a.distance }
+        }
+      }
+      return nil
+    }
+    let steady = try #require(try prepare { _ in 12 })
+    // ±5 % from the sixth second: timed at the speed of the moment, it came 24 m early.
+    let wobbling = try #require(try prepare { $0 < 5 ? 12 : $0 % 2 == 0 ? 12.6 : 11.4 })
+    let faster = try #require(try prepare { $0 < 5 ? 12 : 14 })
+    #expect(abs(wobbling - steady) <= 13, "\(wobbling) m against \(steady) m")
+    #expect(faster >= steady + 100, "\(faster) m against \(steady) m")
+  }
+
   @Test func aRouteIndexOutOfRangeIsRefused() {
     #expect(throws: RouteDocumentError.self) {
       try NavigationSession(document: Self.doc, routeIndex: 1, phrasing: Phrasebook())

@@ -101,11 +101,14 @@ final class NotifyListener {
     let doc = GuidanceProperties.townRoute
     let store = StateStore(directory: dir)
     try store.saveRoute(doc, routeIndex: 0, routeFile: "/etc/stepwise/route.json")
-    try store.saveProgress(Self.snap, of: doc)
+    var snap = Self.snap
+    snap.recentSpeed = 14.25
+    snap.leadSpeed = 13.5
+    try store.saveProgress(snap, of: doc)
     let (result, problem) = store.load()
     let saved = try result.get()
     #expect(problem == nil)
-    #expect(saved.snapshot == Self.snap)
+    #expect(saved.snapshot == snap)
     #expect(saved.routeFile == "/etc/stepwise/route.json")
     #expect(saved.document.routes[0].steps.count == doc.routes[0].steps.count)
     // No temporary file is left behind.

@@ -138,6 +138,8 @@ public struct StateStore: Sendable {
     p.append("phase", .string(snapshot.phase.rawValue))
     if let t = snapshot.lastFixTime { p.append("lastFixTime", .number(t)) }
     p.append("speed", .number(snapshot.speed))
+    if let v = snapshot.recentSpeed { p.append("recentSpeed", .number(v)) }
+    if let v = snapshot.leadSpeed { p.append("leadSpeed", .number(v)) }
     if let t = snapshot.lastAnnouncementTime, let s = snapshot.lastAnnouncementStep {
       p.append("lastAnnouncementTime", .number(t))
       p.append("lastAnnouncementStep", .number(Double(s)))
@@ -282,7 +284,8 @@ public struct StateStore: Sendable {
         lastInputTime: p["lastInputTime"]?.doubleValue,
         lastMatchTime: p["lastMatchTime"]?.doubleValue,
         reckonedSteps: Int(max(0, min(1e9, p["reckonedSteps"]?.doubleValue ?? 0))),
-        returning: p["returning"]?.objectValue.flatMap(Self.decodeReturning))
+        returning: p["returning"]?.objectValue.flatMap(Self.decodeReturning),
+        recentSpeed: p["recentSpeed"]?.doubleValue, leadSpeed: p["leadSpeed"]?.doubleValue)
       return (.success(saved), nil)
     }
   }
