@@ -510,9 +510,8 @@ struct ReceiverStream: Sendable {
       ey = sigma * rng.gaussian()
       first = false
     } else {
-      let q = sigma * (1 - rho * rho).squareRoot()
-      ex = rho * ex + q * rng.gaussian()
-      ey = rho * ey + q * rng.gaussian()
+      ex = rng.markov(ex, sigma: sigma, rho: rho)
+      ey = rng.markov(ey, sigma: sigma, rho: rho)
     }
     var p = sample.position
     if sigma > 0 {

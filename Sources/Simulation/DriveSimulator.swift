@@ -270,8 +270,7 @@ public enum DriveSimulator {
     /// The factor after `dt` more seconds.
     mutating func next(_ dt: Double) -> Double {
       guard sigma > 0 else { return 1 }
-      let a = exp(-dt / tau)
-      x = a * x + sigma * (1 - a * a).squareRoot() * rng.gaussian()
+      x = rng.markov(x, sigma: sigma, rho: exp(-dt / tau))
       return 1 + min(3 * sigma, max(-3 * sigma, x))
     }
   }

@@ -26,4 +26,11 @@ public struct RandomSource: RandomNumberGenerator, Sendable {
     let u2 = uniform()
     return sqrt(-2 * log(u1)) * cos(2 * .pi * u2)
   }
+
+  /// `x` one step on in a first-order Gauss–Markov process of RMS `sigma` whose correlation over
+  /// the step is `rho` (`exp(-dt / tau)`): the stationary random walk of the receiver's position
+  /// error, a canyon's drift and a driver's speed.
+  public mutating func markov(_ x: Double, sigma: Double, rho: Double) -> Double {
+    rho * x + sigma * (1 - rho * rho).squareRoot() * gaussian()
+  }
 }

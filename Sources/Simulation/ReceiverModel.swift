@@ -42,9 +42,8 @@ enum ReceiverModel {
         ey = sigma * rng.gaussian()
         first = false
       } else {
-        let q = sigma * (1 - rho * rho).squareRoot()
-        ex = rho * ex + q * rng.gaussian()
-        ey = rho * ey + q * rng.gaussian()
+        ex = rng.markov(ex, sigma: sigma, rho: rho)
+        ey = rng.markov(ey, sigma: sigma, rho: rho)
       }
       // Multipath: about one jump a minute, 2–8 s long, half to the full size.
       if options.multipath > 0 {
@@ -60,8 +59,7 @@ enum ReceiverModel {
       }
       var canyonBias = 0.0
       if !options.canyons.isEmpty {
-        let r = exp(-dt / canyonCorrelation)
-        drift = r * drift + (1 - r * r).squareRoot() * canyonRNG.gaussian()
+        drift = canyonRNG.markov(drift, sigma: 1, rho: exp(-dt / canyonCorrelation))
         if let c = options.canyons.first(where: {
           $0.from <= sample.distanceAlong && sample.distanceAlong <= $0.to
         }) {
