@@ -76,7 +76,7 @@ struct AnnouncementScheduler: Sendable {
   /// final announcement comes earlier by what of it the lead does not already spare, so a lagging
   /// position cannot make it late.
   mutating func due(
-    step m: Int, time: Double, position: Double, speed: Double, leadSpeed: Double? = nil,
+    step m: Int, time: Double, position: Double, speed: Double, leadSpeed: Double,
     fixInterval: Double, uncertainty: Double = 0
   ) -> DueAnnouncement? {
     due(
@@ -106,8 +106,8 @@ struct AnnouncementScheduler: Sendable {
     // It begins the next unit, unless it is the second of the unit ahead.
     guard said[k].contains(.mergedFinal) else {
       return due(
-        step: k, time: time, position: position, speed: speed, fixInterval: fixInterval,
-        uncertainty: uncertainty, finalOnly: true)
+        step: k, time: time, position: position, speed: speed, leadSpeed: speed,
+        fixInterval: fixInterval, uncertainty: uncertainty, finalOnly: true)
     }
     guard k + 1 < lastStep else { return nil }
     let limits = configuration.limits(for: route.steps[k].transportType)
@@ -116,22 +116,22 @@ struct AnnouncementScheduler: Sendable {
       ? configuration.plannedSpeedFraction * plannedSpeed : 0
     guard thenInstructions(after: k, speed: max(speed, limits.minimumSpeed, planned)) != nil,
       let next = due(
-        step: k + 1, time: time, position: position, speed: speed, fixInterval: fixInterval,
-        uncertainty: uncertainty, finalOnly: true)
+        step: k + 1, time: time, position: position, speed: speed, leadSpeed: speed,
+        fixInterval: fixInterval, uncertainty: uncertainty, finalOnly: true)
     else { return nil }
     said[k].formUnion([.prepare, .approach, .now])
     return next
   }
 
   private mutating func due(
-    step m: Int, time: Double, position: Double, speed: Double, leadSpeed: Double? = nil,
+    step m: Int, time: Double, position: Double, speed: Double, leadSpeed: Double,
     fixInterval: Double, uncertainty: Double, finalOnly: Bool
   ) -> DueAnnouncement? {
     guard m >= 1, m <= lastStep, !said[m].contains(.now) else { return nil }
     // One lookup for both speeds: the mode's floors, then the speed driven and the one held.
     let (limits, floor) = timing(step: m, speed: 0)
     let v = max(speed, floor)
-    let early = max(leadSpeed ?? speed, floor)
+    let early = max(leadSpeed, floor)
     let d = max(0, geometry.stepEnd[m] - position)
     let margin =
       v * min(fixInterval, configuration.announcementIntervalLimit)

@@ -19,9 +19,12 @@ struct FixHistory: Sendable {
   /// accuracy (68 %, metres) of the last fix used.
   var speed = 0.0
   /// The speed averaged over the last `recentSpeedSeconds` or so of fixes, and the speed the
-  /// early prompts are timed at (held within `leadSpeedBand`).
+  /// early prompts are timed at (held within `leadSpeedBand`: ``hold(_:_:)`` sets it with the
+  /// bounds of the band, so a fix compares without working them out).
   var recentSpeed = 0.0
-  var leadSpeed = 0.0
+  private(set) var leadSpeed = 0.0
+  private var leadAbove = 0.0
+  private var leadBelow = 0.0
   var interval = 1.0
   var accuracy = 0.0
   /// Whether the GPS is lost (its loss said), and the losses so far (they number `gps` ids).
@@ -105,10 +108,10 @@ struct FixHistory: Sendable {
     } else {
       recentSpeed = speed
     }
-    if speed > leadSpeed * (1 + c.leadSpeedBand) {
-      leadSpeed = speed
-    } else if recentSpeed < leadSpeed * (1 - c.leadSpeedBand) {
-      leadSpeed = recentSpeed
+    if speed > leadAbove {
+      hold(speed, c)
+    } else if recentSpeed < leadBelow {
+      hold(recentSpeed, c)
     }
     if dt > 0 && dt <= c.intervalGapLimit {
       let w = c.fixIntervalWeight
@@ -118,8 +121,13 @@ struct FixHistory: Sendable {
 
   /// The speed the early prompts are timed at for an estimate at `v`: the held one, unless `v`
   /// is faster than it by more than the band (a fix's speed is within it once taken).
-  func leadSpeed(at v: Double, _ c: GuidanceConfiguration) -> Double {
-    v > leadSpeed * (1 + c.leadSpeedBand) ? v : leadSpeed
+  func leadSpeed(at v: Double) -> Double { v > leadAbove ? v : leadSpeed }
+
+  /// Holds `v` as the speed the early prompts are timed at.
+  mutating func hold(_ v: Double, _ c: GuidanceConfiguration) {
+    leadSpeed = v
+    leadAbove = v * (1 + c.leadSpeedBand)
+    leadBelow = v * (1 - c.leadSpeedBand)
   }
 
   /// With silence up to `time`: when the GPS is lost now, `after` seconds after the last fix,

@@ -86,7 +86,7 @@ extension NavigationSession {
       let early = v * min(c.reckonEarlySeconds, c.reckonEarlyRate * (t - r.anchorTime))
       announcements(
         time: t, position: min(distanceAlong + early, geometry.stepEnd[currentStep]), speed: v,
-        leadSpeed: fixes.leadSpeed(at: v, c), into: &events)
+        leadSpeed: fixes.leadSpeed(at: v), into: &events)
       watchAhead(time: t, into: &events)
       let point = geometry.coordinate(at: distanceAlong, hint: position.segment)
       let estimate = Fix(time: t, coordinate: point, speed: v, quality: .deadReckoning)

@@ -51,7 +51,7 @@ extension NavigationSession {
     next.state = .acquiring(.newRoute(announced: announce))
     next.fixes.speed = speed
     next.fixes.recentSpeed = fixes.recentSpeed
-    next.fixes.leadSpeed = fixes.leadSpeed
+    next.fixes.hold(fixes.leadSpeed, configuration)
     next.fixes.interval = fixInterval
     next.detector = detector.carriedOver()
     next.guidesBack = guidesBack

@@ -181,7 +181,8 @@ public struct NavigationSession: Sendable {
       configuration: configuration, count: max(0, snapshot.offRouteCount))
     fixes.speed = snapshot.speed.isFinite ? max(0, snapshot.speed) : 0
     fixes.recentSpeed = snapshot.recentSpeed.map { $0.isFinite ? max(0, $0) : 0 } ?? fixes.speed
-    fixes.leadSpeed = snapshot.leadSpeed.map { $0.isFinite ? max(0, $0) : 0 } ?? fixes.speed
+    fixes.hold(
+      snapshot.leadSpeed.map { $0.isFinite ? max(0, $0) : 0 } ?? fixes.speed, configuration)
     position.segment = geometry.segment(containing: distanceAlong, from: 0)
     ahead.resume(
       at: distanceAlong, lead: configuration.limits(for: route.transportType).approachMaximum)
@@ -316,7 +317,11 @@ public struct NavigationSession: Sendable {
         advanceSteps(time: fix.time, into: &events)
       }
       if currentStep == lastStep { checkArrival(fix, point: point, into: &events) }
-      if !arrived { announcements(time: fix.time, position: distanceAlong, into: &events) }
+      if !arrived {
+        announcements(
+          time: fix.time, position: distanceAlong, speed: speed, leadSpeed: fixes.leadSpeed,
+          into: &events)
+      }
       if !arrived, configuration.speedWarnings, !roadWatch.spans.isEmpty {
         watchSpeed(fix, previous: previous, into: &events)
       }
@@ -453,14 +458,13 @@ public struct NavigationSession: Sendable {
   /// at `speed` (the fix's, or an estimate's) with the early prompts timed at `leadSpeed` (the
   /// speed held).
   mutating func announcements(
-    time: Double, position: Double, speed: Double? = nil, leadSpeed: Double? = nil,
+    time: Double, position: Double, speed: Double, leadSpeed: Double,
     into events: inout [NavigationEvent]
   ) {
-    let speed = speed ?? self.speed
     guard
       let p = scheduler.due(
         step: currentStep, time: time, position: position, speed: speed,
-        leadSpeed: leadSpeed ?? fixes.leadSpeed, fixInterval: fixInterval,
+        leadSpeed: leadSpeed, fixInterval: fixInterval,
         uncertainty: fixes.accuracy)
         ?? scheduler.dueAhead(
           step: currentStep, time: time, position: position, speed: speed,
