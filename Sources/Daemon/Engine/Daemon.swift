@@ -53,6 +53,9 @@ public enum Daemon {
   ) async -> DaemonReport {
     let signals = await SignalWatcher.start([SIGTERM, SIGINT, SIGHUP])
     let inputs = EngineInputs()
+    // Commands wait in the engine's inputs from the start: an attachment may deliver some as
+    // it starts (the broker hands the uplink what it queued for the vehicle when it connects).
+    extras.commands.connect(inputs)
     let stop = StopFlag()
     let sourceReport = LockedValue<SourceReport?>(nil)
     let signalled = StopFlag()
@@ -99,7 +102,6 @@ public enum Daemon {
       report.attachmentFailed = true
       return report
     }
-    extras.commands.connect(inputs)
     // A resumed session's progress is written again with the route, never removed.
     if let session {
       services?.saveRoute(
@@ -229,8 +231,8 @@ public struct DaemonExtras: Sendable {
   public init() {}
 }
 
-/// Hands guidance commands to the engine's input stream; before the engine runs, they are
-/// refused as `unavailable`.
+/// Hands guidance commands to the engine's input stream, where they wait until the engine
+/// runs; before it is connected to one, they are refused as `unavailable`.
 ///
 /// ``Daemon/run(session:source:publisher:output:heartbeat:tickInterval:extras:)`` gives
 /// ``handler`` to the run's ``CommandService``.
