@@ -125,12 +125,13 @@ public enum ValhallaImporter {
 
   private static func routerError(_ root: JSONObject) -> RouteDocumentError {
     var text = "Valhalla error"
-    if case .number(let code) = root["error_code"], code.isFinite {
-      text += " \(Int(code))"
+    // A code that is no integer (the fuzzer sent 4.02e24) is left out rather than trapping.
+    if case .number(let code) = root["error_code"], let n = Int(exactly: code) {
+      text += " \(n)"
     }
     if case .string(let message) = root["error"] { text += ": \(message)" }
-    if case .number(let status) = root["status_code"], status.isFinite {
-      text += " (HTTP \(Int(status))"
+    if case .number(let status) = root["status_code"], let n = Int(exactly: status) {
+      text += " (HTTP \(n)"
       if case .string(let s) = root["status"], !s.isEmpty { text += " \(s)" }
       text += ")"
     }

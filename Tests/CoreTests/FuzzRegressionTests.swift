@@ -4,6 +4,7 @@ import Geodesy
 import JSON
 import NMEA
 import RouteFiles
+import RouteImporters
 import Routes
 import TestSupport
 import Testing
@@ -84,5 +85,17 @@ import Wire
     #expect(abs(hdop / 9e-30 - 1) < 1e-12)
     let speed = try #require(fix.speed)
     #expect(speed.isFinite && speed >= 0)
+  }
+
+  /// RouteFuzz, 2026-12-05: a Valhalla error response whose `status_code` is 4.02e24: the
+  /// importer's message converted it to `Int` and trapped.
+  ///
+  /// A code or status that is no integer in range is now left out of the message.
+  @Test func aValhallaErrorWithAHugeStatusCodeIsAnErrorNotATrap() throws {
+    let error = try #require(
+      ImportFixtures.importError(try Self.bytes("valhalla-error-huge-status-code.json")))
+    #expect(error.code == .routerError)
+    #expect(error.message.contains("Valhalla error 171: No suitable edges near location"))
+    #expect(!error.message.contains("HTTP"), "\(error.message)")
   }
 }
