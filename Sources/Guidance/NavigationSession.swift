@@ -179,10 +179,11 @@ public struct NavigationSession: Sendable {
       })
     detector = OffRouteDetector(
       configuration: configuration, count: max(0, snapshot.offRouteCount))
-    fixes.speed = snapshot.speed.isFinite ? max(0, snapshot.speed) : 0
-    fixes.recentSpeed = snapshot.recentSpeed.map { $0.isFinite ? max(0, $0) : 0 } ?? fixes.speed
-    fixes.hold(
-      snapshot.leadSpeed.map { $0.isFinite ? max(0, $0) : 0 } ?? fixes.speed, configuration)
+    // A saved speed is taken as a speed: finite and not negative (0 otherwise).
+    func saved(_ v: Double) -> Double { v.isFinite ? max(0, v) : 0 }
+    fixes.speed = saved(snapshot.speed)
+    fixes.recentSpeed = snapshot.recentSpeed.map(saved) ?? fixes.speed
+    fixes.hold(snapshot.leadSpeed.map(saved) ?? fixes.speed, configuration)
     position.segment = geometry.segment(containing: distanceAlong, from: 0)
     ahead.resume(
       at: distanceAlong, lead: configuration.limits(for: route.transportType).approachMaximum)
