@@ -47,6 +47,7 @@ extension AnnouncementScheduler {
     where said[m].contains(kind.flag) && lead(kind, speed: v, limits: limits) < distance {
       said[m].remove(kind.flag)
       said[m].insert(.reopened)
+      forgetHeadsUps(from: m)
     }
   }
 

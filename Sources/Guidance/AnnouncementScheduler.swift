@@ -48,6 +48,14 @@ struct AnnouncementScheduler: Sendable {
   var said: [AnnouncementFlags]
   /// Time of the last maneuver announcement and the step it was for.
   var lastAnnouncement: (time: Double, step: Int)?
+  /// The last maneuver a heads-up said (``headsUp(from:after:time:position:reach:speed:recap:)``);
+  /// its final prompt is not said too late to act on.
+  private(set) var headsUpThrough = 0
+
+  /// Maneuver `m` and those after it are to be said again in full (``reopen(_:distance:speed:)``).
+  mutating func forgetHeadsUps(from m: Int) {
+    headsUpThrough = min(headsUpThrough, m - 1)
+  }
   /// The speech durations of the maneuver sentences measured last: near a maneuver every fix
   /// times the same few sentences, whose distance changes in the voice only every 50 m or so.
   private var spoken = SpeechDurations()
@@ -175,8 +183,12 @@ struct AnnouncementScheduler: Sendable {
     let tooClose =
       d < actual
       * (configuration.finalLeadSeconds + min(fixInterval, configuration.announcementIntervalLimit))
-    if said[m].contains(.mergedFinal) && finalKind == .now && tooClose {
+    // So does one a heads-up said in the dark, when the fixes come back that close to it; the
+    // heads-up's "then" stands for its final prompt too (said alone now, before the maneuver
+    // ahead, it would mislead).
+    if (said[m].contains(.mergedFinal) || m <= headsUpThrough) && finalKind == .now && tooClose {
       said[m].formUnion([.prepare, .approach, .now])
+      if m < headsUpThrough { said[m + 1].insert(.mergedFinal) }
       return nil
     }
     for (n, kind) in kinds.enumerated() where !said[m].contains(kind.flag) {
@@ -216,9 +228,11 @@ struct AnnouncementScheduler: Sendable {
         }
       }
       for t in kinds[...n] { said[m].insert(t.flag) }
+      if kind != .prepare { said[m].insert(.spoken) }
       if finalOnly { said[m].formUnion([.prepare, .approach]) }
       if then != nil, m + 1 <= lastStep {
         said[m + 1].formUnion([.prepare, .approach, .merged])
+        if kind != .prepare { said[m + 1].insert(.spoken) }
         if kind == finalKind { said[m + 1].insert(.mergedFinal) }
       }
       lastAnnouncement = (time, m)
@@ -227,6 +241,78 @@ struct AnnouncementScheduler: Sendable {
         distance: d)
     }
     return nil
+  }
+
+  /// The heads-up due next for a vehicle without fixes, and where it falls due.
+  ///
+  /// The vehicle was last placed at `position` metres along, in step `current`, and may drive
+  /// on at `speed`. The heads-up says the first maneuver after `after` (the
+  /// last one this outage's heads-ups said) whose own final prompt was not said (nor, unless
+  /// it is the `recap` due as the fixes are lost, any approach or final prompt named it), in its
+  /// approach form with its distance from `position` (and the next one as its "then" when that
+  /// follows closely, as always). `point` is where the vehicle must be able to have got for it
+  /// to fall due: the maneuver's approach lead at `speed` before it.
+  ///
+  /// A slow vehicle without fixes is not carried past a maneuver, may be standing, and may
+  /// drive off: nothing tells when it reaches the next maneuvers, and the prompts due on the way
+  /// (often only final ones, among short steps or after a stop) would come after them. So they
+  /// are said once the vehicle may be near, with the distance from where it was last placed,
+  /// which holds if it stood; the final prompts follow as usual when the estimate or the fixes
+  /// are near. The id is the approach's own, or `s<m>.gps` when an approach or final prompt
+  /// named the maneuver before (``AnnouncementFlags/spoken``): in the recap, the driver hears
+  /// it again, with the distance left, as the guidance goes blind.
+  private mutating func headsUpPlan(
+    from current: Int, after: Int, position: Double, speed: Double, recap: Bool
+  ) -> (point: Double, due: DueAnnouncement, then: Bool)? {
+    var m = max(current, after + 1, 1)
+    while m < lastStep && (said[m].contains(.now) || !recap && said[m].contains(.spoken)) {
+      m += 1
+    }
+    guard m < lastStep else { return nil }
+    let (limits, v) = timing(step: m, speed: speed)
+    let then = thenInstructions(after: m, speed: v)
+    let d = max(0, geometry.stepEnd[m] - position)
+    let sentence = ManeuverSentence(
+      instructions: route.steps[m].instructions, distance: d, then: then,
+      road: !hasRoad ? nil : Self.road(route.steps, at: m, kind: .approach, then: then))
+    let lead = leadDistance(.approach, step: m, speed: v, limits: limits, saying: sentence)
+    let due = DueAnnouncement(
+      message: sentence.message, kind: .approach, step: m,
+      id: said[m].contains(.spoken) ? "s\(m).gps" : "s\(m).approach", distance: d)
+    return (geometry.stepEnd[m] - lead, due, then != nil)
+  }
+
+  /// Where a vehicle without fixes must be able to have got for the next heads-up
+  /// (``headsUp(from:after:time:position:reach:speed:recap:)``) to fall due, `nil` when none is to come.
+  mutating func headsUpPoint(
+    from current: Int, after: Int, position: Double, speed: Double, recap: Bool
+  ) -> Double? {
+    headsUpPlan(from: current, after: after, position: position, speed: speed, recap: recap)?
+      .point
+  }
+
+  /// The heads-up due, if any, with a vehicle without fixes last placed at `position`.
+  ///
+  /// The vehicle may have got to `reach` (``headsUpPlan(from:after:position:speed:recap:)``).
+  /// Marks what it says as said; returns it, the last maneuver it names, and how many of those
+  /// it names none named before.
+  mutating func headsUp(
+    from current: Int, after: Int, time: Double, position: Double, reach: Double, speed: Double,
+    recap: Bool
+  ) -> (due: DueAnnouncement, through: Int, new: Int)? {
+    guard
+      let plan = headsUpPlan(
+        from: current, after: after, position: position, speed: speed, recap: recap),
+      reach >= plan.point
+    else { return nil }
+    let m = plan.due.step
+    let named = plan.then ? m...(m + 1) : m...m
+    let new = named.count { !said[$0].contains(.spoken) }
+    said[m].formUnion([.prepare, .approach, .spoken])
+    if plan.then { said[m + 1].formUnion([.prepare, .approach, .merged, .spoken]) }
+    lastAnnouncement = (time, m)
+    headsUpThrough = named.upperBound
+    return (plan.due, headsUpThrough, new)
   }
 
   /// Metres before maneuver `m` at which its final prompt falls due at `speed`.

@@ -134,6 +134,9 @@ public struct AnnouncementFlags: OptionSet, Sendable, Hashable, ExpressibleByInt
   /// Bit 6 (64): prompts an estimate made too early were taken back (the fixes came back far
   /// behind it); said again, their ids name the GPS loss.
   public static let reopened = AnnouncementFlags(rawValue: 64)
+  /// Bit 7 (128): an approach or final prompt that names the maneuver was said: its own, or the
+  /// previous one's with it as its "then" (not only skipped, nor only its early prompt).
+  public static let spoken = AnnouncementFlags(rawValue: 128)
   /// 255: the step is behind the vehicle; nothing more is said for it.
   public static let passed = AnnouncementFlags(rawValue: 0xFF)
 }

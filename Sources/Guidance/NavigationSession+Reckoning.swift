@@ -11,6 +11,130 @@ extension NavigationSession {
     announce(
       .gpsLost, kind: .gps, step: currentStep, id: "gps.\(fixes.losses).lost", time: lostAt,
       into: &events)
+    planHeadsUps(at: lostAt)
+  }
+
+  /// Plans the heads-ups of a vehicle too slow to be carried past a maneuver, at its loss.
+  ///
+  /// They are for the next maneuvers whose final prompts were not said (naming at most
+  /// `reckonManeuvers` that no prompt named before), each once the vehicle may be near it
+  /// (``AnnouncementScheduler/headsUpPoint(from:after:position:speed:recap:)``). Near is judged
+  /// from where the vehicle would be had it driven off at once from its last match, speeding up
+  /// at the estimates' rate to the speed it may drive at: the highest of the last
+  /// ``SpeedPeak/seconds``, at least the route's planned floor. A vehicle still joining the
+  /// route (a start in a car park) is placed at the route's nearest point to its last fix, if
+  /// that is within the off-route threshold.
+  private mutating func planHeadsUps(at time: Double) {
+    let c = configuration
+    guard speed < c.reckonPassSpeed else { return }
+    let since: Double
+    let along: Double
+    switch phase {
+    case .onRoute:
+      guard let t = position.matchTime else { return }
+      since = t
+      along = reckoner.carrying?.anchorAlong ?? distanceAlong
+    case .joining:
+      let threshold = max(c.offRouteMinimumDistance, c.offRouteAccuracyFactor * fixes.accuracy)
+      guard let last = fixes.last, let point = last.coordinate,
+        let near = matcher.initialMatch(point: point, course: nil, acceptLateral: threshold),
+        near.lateral <= threshold
+      else { return }
+      since = last.time
+      along = near.s
+    default:
+      return
+    }
+    let v = max(speed, reckoner.peak.speed(span: Double(SpeedPeak.seconds)))
+    let from = max(currentStep, geometry.step(containing: along, from: currentStep))
+    let reach = DeadReckoning(
+      anchorTime: since, anchorAlong: along, speed: speed,
+      cruise: scheduler.timing(step: from, speed: v).speed,
+      acceleration: c.reckonAcceleration, step: c.reckonStep, start: 0, after: since)
+    reckoner.headsUp = Reckoner.HeadsUp(
+      reach: reach, from: from, through: 0, recap: true, at: time)
+    scheduleHeadsUp(from: time)
+  }
+
+  /// Where a vehicle without fixes is placed for its heads-ups: the estimate, if one carries it,
+  /// or where it was last seen; and the step it is in.
+  private func headsUpPosition(_ h: Reckoner.HeadsUp) -> (along: Double, step: Int) {
+    reckoner.carrying != nil
+      ? (distanceAlong, max(currentStep, h.from)) : (h.reach.anchorAlong, h.from)
+  }
+
+  /// Finds when the next heads-up falls due.
+  ///
+  /// The first time on the estimates' grid, from `time` on (never: infinity); none later than
+  /// `reckonHoldOutageSeconds` after the last match. What was said stays noted until the fixes
+  /// return (``endHeadsUps()``).
+  private mutating func scheduleHeadsUp(from time: Double) {
+    guard let h = reckoner.headsUp else { return }
+    reckoner.headsUp?.at = .infinity
+    guard h.named < configuration.reckonManeuvers else { return }
+    let r = h.reach
+    let (along, step) = headsUpPosition(h)
+    var t = r.anchorTime + ((time - r.anchorTime) / r.step).rounded(.up) * r.step
+    if h.recap {
+      if let point = scheduler.headsUpPoint(
+        from: step, after: h.through, position: along, speed: r.cruise, recap: true),
+        r.along(at: t) >= point
+      {
+        reckoner.headsUp?.at = t
+        return
+      }
+      reckoner.headsUp?.recap = false
+    }
+    guard
+      let point = scheduler.headsUpPoint(
+        from: step, after: h.through, position: along, speed: r.cruise, recap: false)
+    else { return }
+    while r.along(at: t) < point {
+      t += r.step
+      if t > r.anchorTime + configuration.reckonHoldOutageSeconds { return }
+    }
+    reckoner.headsUp?.at = t
+  }
+
+  /// A usable fix after heads-ups: the maneuvers they named that are still farther than their
+  /// prompts' leads (the vehicle stood, or crawled) get those prompts again when due
+  /// (``AnnouncementScheduler/reopen(_:distance:speed:)``), with new ids.
+  mutating func endHeadsUps() {
+    guard let h = reckoner.headsUp else { return }
+    reckoner.headsUp = nil
+    guard phase == .onRoute, h.through >= max(h.from, currentStep) else { return }
+    let along = reckoner.reported(distanceAlong)
+    for m in max(h.from, currentStep)...h.through {
+      scheduler.reopen(m, distance: geometry.stepEnd[m] - along, speed: speed)
+    }
+  }
+
+  /// The heads-ups due by `time` (at it too when `inclusive`), marked as estimated: the vehicle
+  /// may have moved since its last match, and the distance they say is from there.
+  mutating func sayHeadsUps(
+    through time: Double, inclusive: Bool, into events: inout [NavigationEvent]
+  ) {
+    while let h = reckoner.headsUp, inclusive ? h.at <= time : h.at < time {
+      let (along, step) = headsUpPosition(h)
+      guard phase == .onRoute || phase == .joining,
+        let (p, through, new) = scheduler.headsUp(
+          from: step, after: h.through, time: h.at, position: along,
+          reach: h.reach.along(at: h.at), speed: h.reach.cruise, recap: h.recap)
+      else {
+        reckoner.headsUp?.recap = false
+        scheduleHeadsUp(from: h.at + h.reach.step)
+        continue
+      }
+      reckoner.headsUp?.recap = false
+      let id = p.id.hasSuffix(".gps") ? "\(p.id)\(fixes.losses)" : p.id
+      announce(
+        p.message, kind: p.kind, step: p.step, id: id, time: h.at, distance: p.distance,
+        into: &events)
+      events[events.count - 1].estimated = true
+      reckoner.headsUp?.named += new
+      reckoner.headsUp?.through = through
+      scheduleHeadsUp(from: h.at + h.reach.step)
+    }
   }
 
   /// Seconds after its last match a moving vehicle is carried on (the daemon's engine ticks).
@@ -30,6 +154,12 @@ extension NavigationSession {
         deadReckon(by: lostAt, inclusive: false, into: &events)
       }
       checkLoss(at: time, into: &events)
+    }
+    // Said here when no estimate is made (between estimates otherwise, in time order).
+    if reckoner.headsUpDue, reckoner.carrying == nil,
+      phase != .onRoute || reckonSpeed == nil
+    {
+      sayHeadsUps(through: reckonThrough, inclusive: inclusive, into: &events)
     }
     guard reckons(by: reckonThrough) else { return }
     deadReckon(by: reckonThrough, inclusive: inclusive, into: &events)
@@ -88,6 +218,9 @@ extension NavigationSession {
         time: t, position: min(distanceAlong + early, geometry.stepEnd[currentStep]), speed: v,
         leadSpeed: fixes.leadSpeed(at: v), into: &events)
       watchAhead(time: t, into: &events)
+      if reckoner.headsUpDue {
+        sayHeadsUps(through: t, inclusive: true, into: &events)
+      }
       let point = geometry.coordinate(at: distanceAlong, hint: position.segment)
       let estimate = Fix(time: t, coordinate: point, speed: v, quality: .deadReckoning)
       events.append(NavigationEvent(time: t, kind: .progress(progress(point, estimate))))

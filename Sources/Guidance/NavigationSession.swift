@@ -307,6 +307,7 @@ public struct NavigationSession: Sendable {
         currentStep, distance: geometry.stepEnd[currentStep] - reckoner.reported(distanceAlong),
         speed: speed)
     }
+    if reckoner.headsUp != nil { endHeadsUps() }
     reckoner.settle(time: fix.time, along: distanceAlong, onRoute: phase == .onRoute)
     if phase == .offRoute {
       followReturn(point: point, course: trustedCourse, time: fix.time)
@@ -356,10 +357,22 @@ public struct NavigationSession: Sendable {
     /// Whether dead reckoning carries a moving vehicle, so silence must be checked between
     /// fixes, at the edge's own tick interval, to keep announcements on time in a tunnel.
     public var periodic: Bool
+    /// Fix-clock time by which silence makes the next heads-up of a slow vehicle due (README,
+    /// "Heads-ups"); `nil` when none is to come.
+    public var headsUpDue: Double?
 
-    public init(lossDue: Double?, periodic: Bool) {
+    public init(lossDue: Double?, periodic: Bool, headsUpDue: Double? = nil) {
       self.lossDue = lossDue
       self.periodic = periodic
+      self.headsUpDue = headsUpDue
+    }
+
+    /// The earliest deadline of the loss and the next heads-up, `nil` for neither.
+    public var due: Double? {
+      switch (lossDue, headsUpDue) {
+      case (let a?, let b?): min(a, b)
+      case (let a, let b): a ?? b
+      }
     }
   }
 
@@ -368,14 +381,18 @@ public struct NavigationSession: Sendable {
   /// is not being carried on.
   ///
   /// Dead reckoning lasts ``deadReckoningLimit`` seconds after the newest fix, for a departed
-  /// vehicle on the route that was moving at `trustCourseAbove`.
+  /// vehicle on the route that was moving at `trustCourseAbove`. A heads-up is due at a known
+  /// time (a silence `reckonSettle` after it, as the estimates), so a standing vehicle's engine
+  /// wakes once for it, not periodically.
   public func nextSilenceCheck(now: Double) -> SilenceCheck? {
     guard started, !arrived, let last = fixes.newestTime else { return nil }
     let lossDue = gpsLost ? nil : last + configuration.gpsLostAfter
     let carried =
       phase == .onRoute && reckonSpeed != nil && now < last + Self.deadReckoningLimit
-    guard carried || lossDue != nil else { return nil }
-    return SilenceCheck(lossDue: lossDue, periodic: carried)
+    let headsUp =
+      reckoner.headsUpDue ? reckoner.headsUp.map { $0.at + configuration.reckonSettle } : nil
+    guard carried || lossDue != nil || headsUp != nil else { return nil }
+    return SilenceCheck(lossDue: lossDue, periodic: carried, headsUpDue: headsUp)
   }
 
   // MARK: - Steps and arrival

@@ -9,6 +9,29 @@ struct Reckoner: Sendable {
   var peak = SpeedPeak()
   /// When the last step began (a maneuver passed).
   var stepTime: Double?
+  /// A slow vehicle's fixes were lost: how far it may have got since, and when the next
+  /// heads-up falls due (``NavigationSession/sayHeadsUps(through:inclusive:into:)``).
+  var headsUp: HeadsUp?
+
+  /// Whether a heads-up is yet to fall due.
+  var headsUpDue: Bool { headsUp.map { $0.at.isFinite } ?? false }
+
+  struct HeadsUp: Sendable {
+    /// The vehicle driving off at once from its last match, at the acceleration estimates
+    /// assume, up to the speed it may drive at.
+    var reach: DeadReckoning
+    /// The step it was in when the fixes were lost.
+    var from: Int
+    /// The last maneuver a heads-up said (0: none yet), and how many they named that no
+    /// prompt had named before.
+    var through: Int
+    var named = 0
+    /// Whether the next is the one due at the loss, which may name again what prompts named
+    /// before (a recap as guidance goes blind); later ones name only what none did.
+    var recap: Bool
+    /// When the next falls due (infinity: none will).
+    var at: Double
+  }
 
   /// The estimate under way, if any.
   var carrying: DeadReckoning? {

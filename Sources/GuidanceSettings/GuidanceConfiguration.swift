@@ -217,9 +217,12 @@ public struct GuidanceConfiguration: Sendable, Equatable {
   public var reckonSettle = 1.0
   /// Seconds after the fixes return in which the position reported never steps back.
   public var reckonSettleWindow = 10.0
+  /// Seconds without fixes after which where the vehicle is is a guess.
+  ///
   /// The last estimate is held (the position reported waits there for the vehicle) after a
   /// stretch without fixes of up to `reckonHoldOutageSeconds`; after a longer one only when the
-  /// vehicle reaches it within `reckonHoldSeconds`, or the fix is reported at once.
+  /// vehicle reaches it within `reckonHoldSeconds`, or the fix is reported at once. No heads-up
+  /// of a slow vehicle falls due after it either.
   public var reckonHoldOutageSeconds = 120.0
   public var reckonHoldSeconds = 30.0
   /// A vehicle slower without fixes than its highest speed of the last `reckonPeakSeconds` of
@@ -241,10 +244,11 @@ public struct GuidanceConfiguration: Sendable, Equatable {
   /// metres beyond it; slower, it waits at the maneuver for fixes.
   public var reckonPassSpeed = 8.0
   public var reckonPastManeuver = 10.0
-  /// Maneuvers the estimate may pass in one stretch without fixes.
+  /// Maneuvers the estimate may pass in one stretch without fixes, and the heads-ups of a slow
+  /// vehicle may name.
   ///
   /// Beyond them it stops at the next maneuver: nothing says which way the vehicle went at a
-  /// junction it cannot see.
+  /// junction it cannot see, nor, for a vehicle that may be standing, how far it got.
   public var reckonManeuvers = 2
   /// Announcements without fixes are timed this much earlier per second without fixes, up to
   /// `reckonEarlySeconds` (a vehicle that sped up in the dark must not hear them late).

@@ -151,10 +151,14 @@ import Testing
       o.stops = stops.map { Stop(at: $0.0, duration: $0.1) }
       return o
     }
-    func score(stops: [(Double, Double)], outage: ClosedRange<Double>) throws -> OutageScore {
+    func score(
+      stops: [(Double, Double)], outage: ClosedRange<Double>,
+      configuration: GuidanceConfiguration = GuidanceConfiguration()
+    ) throws -> OutageScore {
       try OutageScore(
         document: scenario.document, routeIndex: scenario.routeIndex,
-        phrasing: Phrasebook(language: .en), options: options(stops: stops), outage: outage)
+        phrasing: Phrasebook(language: .en), options: options(stops: stops), outage: outage,
+        configuration: configuration)
     }
     let steady = try score(stops: [], outage: 150...210)
     let carried = try #require(steady.carriedReturnError)
@@ -166,15 +170,20 @@ import Testing
     let far = try #require(stop.carriedReturnError)
     #expect(far > 0.5 * stop.blindDistance, "\(far) m of \(stop.blindDistance)")
     // Standing when the fixes stop, 1160 m before the ramp (no prompt for it said yet), it
-    // drives off in the dark and takes the ramp: a carry at 0 m/s never gets there, and the
-    // ramp is left without a prompt.
+    // drives off in the dark and takes the ramp: a carry at 0 m/s never gets there. Without
+    // heads-ups (none may name a maneuver) the ramp is left without a prompt, as the carry
+    // leaves it; with them, the ramp is named once the vehicle may be near it.
     let o = options(stops: [(4000, 40)])
     let truth = DriveSimulator.drive(try scenario.document.route(at: 0), options: o).truth
     let stopped = try #require(truth.first { $0.distanceAlong >= 3999 && $0.speed == 0 }).time
     let turned = try #require(truth.first { $0.distanceAlong >= 5160 }).time
-    let off = try score(
-      stops: [(4000, 40)], outage: (stopped + 5 - o.start)...(turned + 10 - o.start))
+    let outage = (stopped + 5 - o.start)...(turned + 10 - o.start)
+    var quiet = GuidanceConfiguration()
+    quiet.reckonManeuvers = 0
+    let off = try score(stops: [(4000, 40)], outage: outage, configuration: quiet)
     #expect(off.unprompted == [5], "\(off.unprompted)")
     #expect(off.unpromptedCarried == off.unprompted)
+    let told = try score(stops: [(4000, 40)], outage: outage)
+    #expect(told.unprompted.isEmpty, "\(told.unprompted)")
   }
 }

@@ -9,8 +9,8 @@ import Testing
 import Wire
 
 /// The live engine's timer is armed only when a silence check can change something: never
-/// before the first fix, once for GPS loss after a fix, periodically only while dead reckoning
-/// carries a moving vehicle.
+/// before the first fix, once for GPS loss after a fix, once for each heads-up of a slow
+/// vehicle, periodically only while dead reckoning carries a moving vehicle.
 ///
 /// So an idle daemon has nothing to wake up for.
 @Suite(.blocking) struct EngineTickTests {
@@ -38,7 +38,7 @@ import Wire
     #expect(idle.nextTick(interval: 0.25) == nil)
   }
 
-  @Test func aStandingVehicleWantsOneTickWhenGPSLossIsDueAndNoneAfterIt() throws {
+  @Test func aStandingVehicleWantsOneTickForGPSLossOneForItsHeadsUpAndNoneAfter() throws {
     let publisher = EventPublisher()
     let sink = Recorder()
     publisher.add(sink)
@@ -56,7 +56,19 @@ import Wire
     clock.time = 1000 + lostAfter
     engine.handle(.tick)
     #expect(Self.gpsEvents(sink).map(\.time) == [100 + lostAfter])
-    #expect(engine.nextTick(interval: 0.25) == nil, "disarmed once the loss is reported")
+    // Then one deadline, not ticks: the heads-up for the turn 600 m ahead (README,
+    // "Heads-ups"), due once the vehicle could be near it had it driven off.
+    let headsUp = try #require(engine.nextTick(interval: 0.25))
+    #expect(headsUp > clock.time + 30 && engine.nextTick(interval: 5) == headsUp)
+    clock.time = headsUp
+    engine.handle(.tick)
+    let said = sink.received.compactMap { p -> NavigationEvent? in
+      if case .navigation(let e) = p.event, e.announcement?.kind == .approach { return e }
+      return nil
+    }
+    #expect(said.map(\.estimated) == [true], "\(said)")
+    #expect(said.first?.announcement?.distance.map { abs($0 - 600) < 5 } == true)
+    #expect(engine.nextTick(interval: 0.25) == nil, "disarmed once nothing more is due")
     // The next fix arms it again, from its own arrival.
     clock.time += 30
     engine.handle(.fix(Fix(time: 135, coordinate: Self.start, speed: 0)))

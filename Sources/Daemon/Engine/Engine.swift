@@ -105,16 +105,16 @@ public struct Engine {
 
   /// When a live engine next needs a `.tick` (monotonic seconds, on the engine's clock), or
   /// `nil` when no silence can change anything: the session says when
-  /// (``NavigationSession/nextSilenceCheck(now:)``), the engine maps it to its clock, ticking
-  /// every `interval` seconds while dead reckoning needs it.
+  /// (``NavigationSession/nextSilenceCheck(now:)``: the loss, a heads-up), the engine maps it to
+  /// its clock, ticking every `interval` seconds while dead reckoning needs it.
   public func nextTick(interval: Double) -> Double? {
     guard let s = session, let a = anchor else { return nil }
     let now = clock.now()
     let fixNow = a.fixTime + max(0, now - a.monotonic)
     guard let check = s.nextSilenceCheck(now: fixNow) else { return nil }
-    let loss = check.lossDue.map { a.monotonic + ($0 - a.fixTime) }
-    if check.periodic { return min(now + interval, loss ?? .infinity) }
-    return loss
+    let due = check.due.map { a.monotonic + ($0 - a.fixTime) }
+    if check.periodic { return min(now + interval, due ?? .infinity) }
+    return due
   }
 
   /// In a `--fast` replay, awaits the answer to the request the last input made and handles it
