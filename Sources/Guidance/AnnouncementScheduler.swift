@@ -283,7 +283,8 @@ struct AnnouncementScheduler: Sendable {
   }
 
   /// Where a vehicle without fixes must be able to have got for the next heads-up
-  /// (``headsUp(from:after:time:position:reach:speed:recap:)``) to fall due, `nil` when none is to come.
+  /// (``headsUp(from:after:time:position:reach:speed:recap:)``) to fall due, `nil` when none
+  /// is to come.
   mutating func headsUpPoint(
     from current: Int, after: Int, position: Double, speed: Double, recap: Bool
   ) -> Double? {
