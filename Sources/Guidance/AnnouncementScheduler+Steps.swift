@@ -55,8 +55,11 @@ extension AnnouncementScheduler {
   func reopened(_ m: Int) -> Bool { said[m] != .passed && said[m].contains(.reopened) }
 
   /// Takes back what a saved session had said.
-  mutating func resume(said: [AnnouncementFlags], last: (time: Double, step: Int)?) {
+  mutating func resume(
+    said: [AnnouncementFlags], last: (time: Double, step: Int)?, headsUpThrough: Int
+  ) {
     self.said = said
     if let last { lastAnnouncement = last }
+    resumeHeadsUps(through: headsUpThrough)
   }
 }

@@ -56,6 +56,11 @@ struct AnnouncementScheduler: Sendable {
   mutating func forgetHeadsUps(from m: Int) {
     headsUpThrough = min(headsUpThrough, m - 1)
   }
+
+  /// Takes back a saved session's ``headsUpThrough`` (a step of the route, or none).
+  mutating func resumeHeadsUps(through m: Int) {
+    headsUpThrough = (0..<said.count).contains(m) ? m : 0
+  }
   /// The speech durations of the maneuver sentences measured last: near a maneuver every fix
   /// times the same few sentences, whose distance changes in the voice only every 50 m or so.
   private var spoken = SpeechDurations()

@@ -140,6 +140,23 @@ struct SpeedPeak: Sendable, Equatable {
   /// The highest speed noted within `span` seconds of the newest, 0 before any.
   func speed(span: Double) -> Double { max(0, range(span: span).high) }
 
+  /// The seconds noted within ``seconds`` of the newest, oldest first: what a snapshot saves.
+  var saved: [SpeedSecond] {
+    guard let last else { return [] }
+    return (last - Self.seconds + 1...last).compactMap { at in
+      let s = ring[((at % Self.seconds) + Self.seconds) % Self.seconds]
+      return s.at == at ? SpeedSecond(time: at, high: s.high, low: s.low) : nil
+    }
+  }
+
+  /// Takes back the seconds a snapshot saved (those with speeds no fix gives are left out).
+  mutating func resume(_ saved: [SpeedSecond]) {
+    for s in saved where s.low.isFinite && s.high.isFinite && s.low >= 0 && s.high >= s.low {
+      note(s.high, time: Double(s.time))
+      note(s.low, time: Double(s.time))
+    }
+  }
+
   /// Whether every speed noted within `recent` seconds of the newest was within `fraction` of `v`.
   func steady(at v: Double, fraction: Double, recent: Double) -> Bool {
     let r = range(span: recent)

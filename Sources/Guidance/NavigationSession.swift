@@ -140,7 +140,9 @@ public struct NavigationSession: Sendable {
       gpsLost: gpsLost, gpsLossCount: fixes.losses, offRouteCount: detector.count,
       lastInputTime: fixes.lastInputTime, lastMatchTime: position.matchTime,
       reckonedSteps: reckonedSteps,
-      returning: returning, recentSpeed: fixes.recentSpeed, leadSpeed: fixes.leadSpeed)
+      returning: returning, recentSpeed: fixes.recentSpeed, leadSpeed: fixes.leadSpeed,
+      headsUp: reckoner.headsUpProgress, headsUpThrough: scheduler.headsUpThrough,
+      speeds: reckoner.peak.saved)
   }
 
   private var returning: ReturnGuide.Progress? {
@@ -176,7 +178,11 @@ public struct NavigationSession: Sendable {
       said: snapshot.said,
       last: snapshot.lastAnnouncementTime.flatMap { t in
         snapshot.lastAnnouncementStep.map { (t, $0) }
-      })
+      }, headsUpThrough: snapshot.headsUpThrough)
+    reckoner.peak.resume(snapshot.speeds)
+    if let h = snapshot.headsUp {
+      reckoner.resume(h, steps: route.steps.count, configuration)
+    }
     detector = OffRouteDetector(
       configuration: configuration, count: max(0, snapshot.offRouteCount))
     // A saved speed is taken as a speed: finite and not negative (0 otherwise).

@@ -16,6 +16,30 @@ struct Reckoner: Sendable {
   /// Whether a heads-up is yet to fall due.
   var headsUpDue: Bool { headsUp.map { $0.at.isFinite } ?? false }
 
+  /// The heads-ups under way, as saved.
+  var headsUpProgress: HeadsUpProgress? {
+    headsUp.map {
+      HeadsUpProgress(
+        since: $0.reach.anchorTime, along: $0.reach.anchorAlong, speed: $0.reach.speed,
+        cruise: $0.reach.cruise, step: $0.from, through: $0.through, named: $0.named,
+        recap: $0.recap, next: $0.at.isFinite ? $0.at : nil)
+    }
+  }
+
+  /// Takes back the heads-ups of a saved session; refuses values no session makes.
+  mutating func resume(_ p: HeadsUpProgress, steps: Int, _ c: GuidanceConfiguration) {
+    let numbers = [p.since, p.along, p.speed, p.cruise]
+    guard numbers.allSatisfy(\.isFinite), p.speed >= 0, p.cruise >= p.speed,
+      (0..<steps).contains(p.step), (0..<steps).contains(p.through), p.named >= 0,
+      p.next.map(\.isFinite) ?? true
+    else { return }
+    headsUp = HeadsUp(
+      reach: DeadReckoning(
+        anchorTime: p.since, anchorAlong: p.along, speed: p.speed, cruise: p.cruise,
+        acceleration: c.reckonAcceleration, step: c.reckonStep, start: 0, after: p.since),
+      from: p.step, through: p.through, named: p.named, recap: p.recap, at: p.next ?? .infinity)
+  }
+
   struct HeadsUp: Sendable {
     /// The vehicle driving off at once from its last match, at the acceleration estimates
     /// assume, up to the speed it may drive at.

@@ -39,6 +39,13 @@ public struct SessionSnapshot: Sendable, Equatable {
   public var reckonedSteps: Int
   /// Off the route: what of the guidance back to it was said (`nil` on the route).
   public var returning: ReturnGuide.Progress?
+  /// Without fixes: the heads-ups of a slow vehicle (`nil` when none are under way), and the
+  /// last maneuver heads-ups named, whose final prompt is not said too late.
+  public var headsUp: HeadsUpProgress?
+  public var headsUpThrough = 0
+  /// The highest and lowest speed of each of the last seconds of fixes: what a vehicle that
+  /// loses its fixes is taken to drive on at.
+  public var speeds: [SpeedSecond] = []
 
   public init(
     routeIndex: Int, distanceAlong: Double, currentStep: Int, said: [AnnouncementFlags],
@@ -47,8 +54,12 @@ public struct SessionSnapshot: Sendable, Equatable {
     lastAnnouncementStep: Int? = nil, gpsLost: Bool = false, gpsLossCount: Int = 0,
     offRouteCount: Int = 0, lastInputTime: Double? = nil, lastMatchTime: Double? = nil,
     reckonedSteps: Int = 0, returning: ReturnGuide.Progress? = nil, recentSpeed: Double? = nil,
-    leadSpeed: Double? = nil
+    leadSpeed: Double? = nil, headsUp: HeadsUpProgress? = nil, headsUpThrough: Int = 0,
+    speeds: [SpeedSecond] = []
   ) {
+    self.speeds = speeds
+    self.headsUp = headsUp
+    self.headsUpThrough = headsUpThrough
     self.returning = returning
     self.recentSpeed = recentSpeed
     self.leadSpeed = leadSpeed
@@ -103,5 +114,53 @@ extension SessionState {
     case .arrived: self = .arrived
     case .acquiring, .onRoute: self = .onRoute(.init(reacquiring: true))
     }
+  }
+}
+
+/// The heads-ups of a slow vehicle without fixes, as saved (README, "Heads-ups"): where it may
+/// have got since its last match, what they said, and when the next falls due.
+public struct HeadsUpProgress: Sendable, Equatable {
+  /// The last match (seconds since the Unix epoch, metres along), the speed there and the speed
+  /// the vehicle may drive at (m/s).
+  public var since: Double
+  public var along: Double
+  public var speed: Double
+  public var cruise: Double
+  /// The step it was in, the last maneuver named (0: none), how many no prompt named before.
+  public var step: Int
+  public var through: Int
+  public var named: Int
+  /// Whether the next is the recap due as the fixes were lost.
+  public var recap: Bool
+  /// When the next falls due (`nil`: none will).
+  public var next: Double?
+
+  public init(
+    since: Double, along: Double, speed: Double, cruise: Double, step: Int, through: Int,
+    named: Int, recap: Bool, next: Double?
+  ) {
+    self.since = since
+    self.along = along
+    self.speed = speed
+    self.cruise = cruise
+    self.step = step
+    self.through = through
+    self.named = named
+    self.recap = recap
+    self.next = next
+  }
+}
+
+/// One second of fixes: its time (whole seconds since the Unix epoch) and the highest and lowest
+/// speed in it (m/s).
+public struct SpeedSecond: Sendable, Equatable {
+  public var time: Int
+  public var high: Double
+  public var low: Double
+
+  public init(time: Int, high: Double, low: Double) {
+    self.time = time
+    self.high = high
+    self.low = low
   }
 }

@@ -572,6 +572,7 @@ struct FaultInjectionTests {
   /// the first epoch, which the resumed session skips up to the saved fix time, as here.)
   @Test(arguments: [
     "001-marais-drive", "003-missed-turn-and-return", "004-tunnel-dropout", "023-marais-gps-loss",
+    "069-marais-stopped-at-a-light-into-an-outage",
   ])
   func resumingFromTheStateSavedAfterAnyFixSaysWhatTheUninterruptedDriveSays(
     scenario name: String

@@ -151,6 +151,11 @@ public struct StateStore: Sendable {
     if let t = snapshot.lastMatchTime { p.append("lastMatchTime", .number(t)) }
     p.append("reckonedSteps", .number(Double(snapshot.reckonedSteps)))
     if let r = snapshot.returning { p.append("returning", Self.encode(r)) }
+    if let h = snapshot.headsUp { p.append("headsUp", Self.encode(h)) }
+    if snapshot.headsUpThrough > 0 {
+      p.append("headsUpThrough", .number(Double(snapshot.headsUpThrough)))
+    }
+    if !snapshot.speeds.isEmpty { p.append("speeds", Self.encode(snapshot.speeds)) }
     try writeFileAtomically(progressPath, Array(JSONWriter.string(.object(p)).utf8), mode: 0o600)
   }
 
@@ -285,7 +290,10 @@ public struct StateStore: Sendable {
         lastMatchTime: p["lastMatchTime"]?.doubleValue,
         reckonedSteps: Int(max(0, min(1e9, p["reckonedSteps"]?.doubleValue ?? 0))),
         returning: p["returning"]?.objectValue.flatMap(Self.decodeReturning),
-        recentSpeed: p["recentSpeed"]?.doubleValue, leadSpeed: p["leadSpeed"]?.doubleValue)
+        recentSpeed: p["recentSpeed"]?.doubleValue, leadSpeed: p["leadSpeed"]?.doubleValue,
+        headsUp: p["headsUp"]?.objectValue.flatMap(Self.decodeHeadsUp),
+        headsUpThrough: Int(max(0, min(1e9, p["headsUpThrough"]?.doubleValue ?? 0))),
+        speeds: p["speeds"]?.arrayValue.map(Self.decodeSpeeds) ?? [])
       return (.success(saved), nil)
     }
   }
