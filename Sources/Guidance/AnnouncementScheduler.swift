@@ -251,12 +251,12 @@ struct AnnouncementScheduler: Sendable {
   /// The heads-up due next for a vehicle without fixes, and where it falls due.
   ///
   /// The vehicle was last placed at `position` metres along, in step `current`, and may drive
-  /// on at `speed`. The heads-up says the first maneuver after `after` (the
-  /// last one this outage's heads-ups said) whose own final prompt was not said (nor, unless
-  /// it is the `recap` due as the fixes are lost, any approach or final prompt named it), in its
-  /// approach form with its distance from `position` (and the next one as its "then" when that
-  /// follows closely, as always). `point` is where the vehicle must be able to have got for it
-  /// to fall due: the maneuver's approach lead at `speed` before it.
+  /// on at `speed`. The heads-up says the first maneuver after `after` (the last one this
+  /// outage's heads-ups said) whose own final prompt was not said (nor, unless it is the
+  /// `recap` due as the fixes are lost, any approach or final prompt named it), in its approach
+  /// form with its distance from `position` (and the next one as its "then" when that follows
+  /// closely, as always). `point` is where the vehicle must be able to have got for it to fall
+  /// due: the maneuver's approach lead at `speed` before it.
   ///
   /// A slow vehicle without fixes is not carried past a maneuver, may be standing, and may
   /// drive off: nothing tells when it reaches the next maneuvers, and the prompts due on the way

@@ -21,13 +21,14 @@ import Testing
     var session: NavigationSession
     var events: [NavigationEvent] = []
 
-    init(_ legs: [(Double, Double, String)], configuration: GuidanceConfiguration = .init())
-      throws
-    {
+    init(
+      _ legs: [(Double, Double, String)], language: Language = .en,
+      configuration: GuidanceConfiguration = .init()
+    ) throws {
       let doc = makeRoute(legs: legs)
       geometry = RouteGeometry(route: doc.routes[0])
       session = try NavigationSession(
-        document: doc, phrasing: Phrasebook(language: .en), configuration: configuration)
+        document: doc, phrasing: Phrasebook(language: language), configuration: configuration)
     }
 
     mutating func fix(_ s: Double, _ t: Double, _ v: Double) {
@@ -84,6 +85,18 @@ import Testing
     #expect(!d.announcements(back).contains { [1, 2].contains($0.a.step) && $0.a.kind == .now })
     #expect(!d.events.contains { if case .offRoute = $0.kind { true } else { false } })
     #expect(d.session.currentStep == 3)
+  }
+
+  /// The heads-up is a prompt like any other: in Korean, in Korean.
+  @Test func theHeadsUpIsSpokenInKoreanToo() throws {
+    var d = try Drive(
+      [(90, 1000, "좌회전하십시오."), (0, 40, "우회전하십시오."), (90, 800, "목적지가 왼쪽에 있습니다.")],
+      language: .ko)
+    d.driveAndStand(at: 850, until: 90)
+    let before = d.events.count
+    d.dark(91...100)
+    let told = d.announcements(before).filter { $0.a.kind == .approach }
+    #expect(told.map(\.a.text) == ["150미터 앞에서 좌회전하십시오. 이어서 우회전하십시오."])
   }
 
   /// A parked vehicle hears few heads-ups, and the prompts again when it drives on.
