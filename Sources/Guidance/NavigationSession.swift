@@ -142,7 +142,7 @@ public struct NavigationSession: Sendable {
       reckonedSteps: reckonedSteps,
       returning: returning, recentSpeed: fixes.recentSpeed, leadSpeed: fixes.leadSpeed,
       headsUp: reckoner.headsUpProgress, headsUpThrough: scheduler.headsUpThrough,
-      speeds: reckoner.peak.saved)
+      speeds: reckoner.peak.saved, stepTime: reckoner.stepTime)
   }
 
   private var returning: ReturnGuide.Progress? {
@@ -180,6 +180,7 @@ public struct NavigationSession: Sendable {
         snapshot.lastAnnouncementStep.map { (t, $0) }
       }, headsUpThrough: snapshot.headsUpThrough)
     reckoner.peak.resume(snapshot.speeds)
+    reckoner.stepTime = snapshot.stepTime.flatMap { $0.isFinite ? $0 : nil }
     if let h = snapshot.headsUp {
       reckoner.resume(h, steps: route.steps.count, configuration)
     }

@@ -46,6 +46,9 @@ public struct SessionSnapshot: Sendable, Equatable {
   /// The highest and lowest speed of each of the last seconds of fixes: what a vehicle that
   /// loses its fixes is taken to drive on at.
   public var speeds: [SpeedSecond] = []
+  /// When the last maneuver was passed (seconds since the Unix epoch): a vehicle that lost its
+  /// fixes soon after one slowed for it, and is taken to speed up again.
+  public var stepTime: Double?
 
   public init(
     routeIndex: Int, distanceAlong: Double, currentStep: Int, said: [AnnouncementFlags],
@@ -55,9 +58,10 @@ public struct SessionSnapshot: Sendable, Equatable {
     offRouteCount: Int = 0, lastInputTime: Double? = nil, lastMatchTime: Double? = nil,
     reckonedSteps: Int = 0, returning: ReturnGuide.Progress? = nil, recentSpeed: Double? = nil,
     leadSpeed: Double? = nil, headsUp: HeadsUpProgress? = nil, headsUpThrough: Int = 0,
-    speeds: [SpeedSecond] = []
+    speeds: [SpeedSecond] = [], stepTime: Double? = nil
   ) {
     self.speeds = speeds
+    self.stepTime = stepTime
     self.headsUp = headsUp
     self.headsUpThrough = headsUpThrough
     self.returning = returning

@@ -352,6 +352,28 @@ import Testing
     #expect(abs(s.distanceAlong - 480) < 5)
   }
 
+  /// A daemon restarted just after a maneuver, the vehicle still at the speed it took it at,
+  /// carries it on as the uninterrupted one does when the fixes stop: back up to the speed
+  /// before the maneuver, not held at the turning speed (it knows when the maneuver was
+  /// passed, and the speeds before).
+  @Test func aRestartAfterAManeuverCarriesTheVehicleOnAsBefore() throws {
+    var whole = try Self.session()
+    var inputs: [Fix] = (0...80).map { Self.fix(at: 12 * Double($0), time: Double($0)) }
+    // Through both turns at 6 m/s, steady for 20 s.
+    inputs += (1...20).map { Self.fix(at: 960 + 6 * Double($0), time: 80 + Double($0), speed: 6) }
+    for f in inputs { _ = whole.ingest(f) }
+    let snapshot = try #require(whole.snapshot)
+    var resumed = try NavigationSession(
+      document: Self.doc, resuming: snapshot, phrasing: Phrasebook(language: .en))
+    func dark(_ s: inout NavigationSession) -> [Double] {
+      (101...120).flatMap { s.ingest(.noFix(time: Self.t0 + Double($0))) }
+        .compactMap { $0.estimated ? $0.progressValue?.distanceAlong : nil }
+    }
+    let expected = dark(&whole)
+    #expect(expected.count > 10 && expected.last! - 1080 > 6 * 20 + 50, "\(expected)")
+    #expect(dark(&resumed) == expected)
+  }
+
   @Test func aStandingVehicleIsNotCarried() throws {
     var s = try Self.session()
     for t in 0...10 { _ = s.ingest(Self.fix(at: 100, time: Double(t), speed: 0)) }

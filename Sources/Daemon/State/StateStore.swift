@@ -156,6 +156,7 @@ public struct StateStore: Sendable {
       p.append("headsUpThrough", .number(Double(snapshot.headsUpThrough)))
     }
     if !snapshot.speeds.isEmpty { p.append("speeds", Self.encode(snapshot.speeds)) }
+    if let t = snapshot.stepTime { p.append("stepTime", .number(t)) }
     try writeFileAtomically(progressPath, Array(JSONWriter.string(.object(p)).utf8), mode: 0o600)
   }
 
@@ -293,7 +294,8 @@ public struct StateStore: Sendable {
         recentSpeed: p["recentSpeed"]?.doubleValue, leadSpeed: p["leadSpeed"]?.doubleValue,
         headsUp: p["headsUp"]?.objectValue.flatMap(Self.decodeHeadsUp),
         headsUpThrough: Int(max(0, min(1e9, p["headsUpThrough"]?.doubleValue ?? 0))),
-        speeds: p["speeds"]?.arrayValue.map(Self.decodeSpeeds) ?? [])
+        speeds: p["speeds"]?.arrayValue.map(Self.decodeSpeeds) ?? [],
+        stepTime: p["stepTime"]?.doubleValue)
       return (.success(saved), nil)
     }
   }
