@@ -48,8 +48,9 @@ struct AnnouncementScheduler: Sendable {
   var said: [AnnouncementFlags]
   /// Time of the last maneuver announcement and the step it was for.
   var lastAnnouncement: (time: Double, step: Int)?
-  /// The last maneuver a heads-up said (``headsUp(from:after:time:position:reach:speed:recap:)``);
-  /// its final prompt is not said too late to act on.
+  /// The last maneuver a heads-up said
+  /// (``headsUp(from:after:time:position:reach:speed:recap:loss:)``); its final prompt is not
+  /// said too late to act on.
   private(set) var headsUpThrough = 0
 
   /// Maneuver `m` and those after it are to be said again in full (``reopen(_:distance:speed:)``).
@@ -263,12 +264,12 @@ struct AnnouncementScheduler: Sendable {
   /// (often only final ones, among short steps or after a stop) would come after them. So they
   /// are said once the vehicle may be near, with the distance from where it was last placed,
   /// which holds if it stood; the final prompts follow as usual when the estimate or the fixes
-  /// are near. The id is the approach's own, or `s<m>.gps` when an approach or final prompt
+  /// are near. The id is the approach's own, or `s<m>.gps<loss>` when an approach or final prompt
   /// named the maneuver before (``AnnouncementFlags/spoken``): in the recap, the driver hears
   /// it again, with the distance left, as the guidance goes blind.
   private mutating func headsUpPlan(
     from current: Int, after: Int, position: Double, speed: Double, recap: Bool
-  ) -> (point: Double, due: DueAnnouncement, then: Bool)? {
+  ) -> (point: Double, step: Int, message: AnnouncementMessage, distance: Double, then: Bool)? {
     var m = max(current, after + 1, 1)
     while m < lastStep && (said[m].contains(.now) || !recap && said[m].contains(.spoken)) {
       m += 1
@@ -281,14 +282,11 @@ struct AnnouncementScheduler: Sendable {
       instructions: route.steps[m].instructions, distance: d, then: then,
       road: !hasRoad ? nil : Self.road(route.steps, at: m, kind: .approach, then: then))
     let lead = leadDistance(.approach, step: m, speed: v, limits: limits, saying: sentence)
-    let due = DueAnnouncement(
-      message: sentence.message, kind: .approach, step: m,
-      id: said[m].contains(.spoken) ? "s\(m).gps" : "s\(m).approach", distance: d)
-    return (geometry.stepEnd[m] - lead, due, then != nil)
+    return (geometry.stepEnd[m] - lead, m, sentence.message, d, then != nil)
   }
 
   /// Where a vehicle without fixes must be able to have got for the next heads-up
-  /// (``headsUp(from:after:time:position:reach:speed:recap:)``) to fall due, `nil` when none
+  /// (``headsUp(from:after:time:position:reach:speed:recap:loss:)``) to fall due, `nil` when none
   /// is to come.
   mutating func headsUpPoint(
     from current: Int, after: Int, position: Double, speed: Double, recap: Bool
@@ -300,25 +298,30 @@ struct AnnouncementScheduler: Sendable {
   /// The heads-up due, if any, with a vehicle without fixes last placed at `position`.
   ///
   /// The vehicle may have got to `reach` (``headsUpPlan(from:after:position:speed:recap:)``).
-  /// Marks what it says as said; returns it, the last maneuver it names, and how many of those
-  /// it names none named before.
+  /// Marks what it says as said; returns it (an id naming the GPS `loss` when a prompt named the
+  /// maneuver before), the last maneuver it names, and how many of those it names none named
+  /// before.
   mutating func headsUp(
     from current: Int, after: Int, time: Double, position: Double, reach: Double, speed: Double,
-    recap: Bool
+    recap: Bool, loss: Int
   ) -> (due: DueAnnouncement, through: Int, new: Int)? {
     guard
       let plan = headsUpPlan(
         from: current, after: after, position: position, speed: speed, recap: recap),
       reach >= plan.point
     else { return nil }
-    let m = plan.due.step
+    let m = plan.step
     let named = plan.then ? m...(m + 1) : m...m
     let new = named.count { !said[$0].contains(.spoken) }
+    let due = DueAnnouncement(
+      message: plan.message, kind: .approach, step: m,
+      id: said[m].contains(.spoken) ? "s\(m).gps\(loss)" : "s\(m).approach",
+      distance: plan.distance)
     said[m].formUnion([.prepare, .approach, .spoken])
     if plan.then { said[m + 1].formUnion([.prepare, .approach, .merged, .spoken]) }
     lastAnnouncement = (time, m)
     headsUpThrough = named.upperBound
-    return (plan.due, headsUpThrough, new)
+    return (due, headsUpThrough, new)
   }
 
   /// Metres before maneuver `m` at which its final prompt falls due at `speed`.

@@ -112,7 +112,7 @@ enum Reckoning: Sendable, Equatable {
 /// The highest and lowest speed of each of the last ``seconds`` seconds of fixes, in a ring
 /// written in place, read only when an outage begins or ends (the peak; whether steady).
 struct SpeedPeak: Sendable, Equatable {
-  static let seconds = 64
+  static let seconds = SpeedSecond.kept
   private var ring = [Second](repeating: Second(at: .min, high: 0, low: 0), count: seconds)
   private var last: Int?  // the second of the newest speed noted
   private struct Second: Sendable, Equatable { var at: Int, high: Double, low: Double }

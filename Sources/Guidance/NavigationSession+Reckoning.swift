@@ -119,16 +119,16 @@ extension NavigationSession {
       guard phase == .onRoute || phase == .joining,
         let (p, through, new) = scheduler.headsUp(
           from: step, after: h.through, time: h.at, position: along,
-          reach: h.reach.along(at: h.at), speed: h.reach.cruise, recap: h.recap)
+          reach: h.reach.along(at: h.at), speed: h.reach.cruise, recap: h.recap,
+          loss: fixes.losses)
       else {
         reckoner.headsUp?.recap = false
         scheduleHeadsUp(from: h.at + h.reach.step)
         continue
       }
       reckoner.headsUp?.recap = false
-      let id = p.id.hasSuffix(".gps") ? "\(p.id)\(fixes.losses)" : p.id
       announce(
-        p.message, kind: p.kind, step: p.step, id: id, time: h.at, distance: p.distance,
+        p.message, kind: p.kind, step: p.step, id: p.id, time: h.at, distance: p.distance,
         into: &events)
       events[events.count - 1].estimated = true
       reckoner.headsUp?.named += new

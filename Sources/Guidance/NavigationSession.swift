@@ -396,8 +396,9 @@ public struct NavigationSession: Sendable {
     let lossDue = gpsLost ? nil : last + configuration.gpsLostAfter
     let carried =
       phase == .onRoute && reckonSpeed != nil && now < last + Self.deadReckoningLimit
-    let headsUp =
-      reckoner.headsUpDue ? reckoner.headsUp.map { $0.at + configuration.reckonSettle } : nil
+    let headsUp = reckoner.headsUp.flatMap {
+      $0.at.isFinite ? $0.at + configuration.reckonSettle : nil
+    }
     guard carried || lossDue != nil || headsUp != nil else { return nil }
     return SilenceCheck(lossDue: lossDue, periodic: carried, headsUpDue: headsUp)
   }

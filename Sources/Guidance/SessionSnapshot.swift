@@ -158,6 +158,9 @@ public struct HeadsUpProgress: Sendable, Equatable {
 /// One second of fixes: its time (whole seconds since the Unix epoch) and the highest and lowest
 /// speed in it (m/s).
 public struct SpeedSecond: Sendable, Equatable {
+  /// How many of the last seconds a session keeps (and a snapshot holds at most).
+  public static let kept = 64
+
   public var time: Int
   public var high: Double
   public var low: Double

@@ -40,7 +40,7 @@ extension StateStore {
   /// The seconds that are three numbers with a time in range (the session checks the speeds);
   /// at most as many as a session keeps.
   static func decodeSpeeds(_ a: [JSONValue]) -> [SpeedSecond] {
-    a.suffix(64).compactMap { v in
+    a.suffix(SpeedSecond.kept).compactMap { v in
       guard let n = v.arrayValue?.compactMap(\.doubleValue), n.count == 3,
         let t = Int(exactly: n[0].rounded(.down))
       else { return nil }
