@@ -1,3 +1,5 @@
+import GuidanceSettings
+
 /// Where a vehicle without fixes is estimated to be: carried along the route from its last
 /// matched position at the speed it had, one estimate per second of the fix clock.
 ///
@@ -31,12 +33,17 @@ struct DeadReckoning: Sendable, Equatable {
   var floor = -Double.infinity
   /// Whether an estimate was made yet.
   private(set) var started = false
+  /// The speed the early prompts are timed at, fed the estimate's speed at each whole `step`
+  /// after the anchor up to `leadSteps` steps, as fixes at that speed would feed it.
+  private(set) var lead: LeadSpeed
+  private var leadSteps = 0
 
   init(
     anchorTime: Double, anchorAlong: Double, speed: Double, cruise: Double,
     acceleration: Double, step: Double, start: Double, after: Double, passed: Int = 0,
-    steady: Bool = false
+    steady: Bool = false, lead: LeadSpeed = LeadSpeed()
   ) {
+    self.lead = lead
     self.anchorTime = anchorTime
     self.anchorAlong = anchorAlong
     self.speed = speed
@@ -64,6 +71,17 @@ struct DeadReckoning: Sendable, Equatable {
     through = t
     started = true
     return t
+  }
+
+  /// The speed the early prompts are timed at for the estimate at `time`, a whole number of
+  /// steps after the anchor: the lead speed fed every step's speed up to it (those of steps
+  /// without an estimate too, so a restart that resumes later feeds the same ones).
+  mutating func leadSpeed(at time: Double, _ c: GuidanceConfiguration) -> Double {
+    while anchorTime + Double(leadSteps + 1) * step <= time {
+      leadSteps += 1
+      lead.note(speed(at: anchorTime + Double(leadSteps) * step), dt: step, c)
+    }
+    return lead.at(speed(at: time))
   }
 
   /// Seconds it takes to reach `cruise`.

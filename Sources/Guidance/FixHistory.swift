@@ -18,13 +18,8 @@ struct FixHistory: Sendable {
   /// Metres per second (the fixes', smoothed), seconds between fixes (smoothed), and the
   /// accuracy (68 %, metres) of the last fix used.
   var speed = 0.0
-  /// The speed averaged over the last `recentSpeedSeconds` or so of fixes, and the speed the
-  /// early prompts are timed at (held within `leadSpeedBand`: ``hold(_:_:)`` sets it with the
-  /// bounds of the band, so a fix compares without working them out).
-  var recentSpeed = 0.0
-  private(set) var leadSpeed = 0.0
-  private var leadAbove = 0.0
-  private var leadBelow = 0.0
+  /// The speed the early prompts are timed at, and the recent speed it follows.
+  var lead = LeadSpeed()
   var interval = 1.0
   var accuracy = 0.0
   /// Whether the GPS is lost (its loss said), and the losses so far (they number `gps` ids).
@@ -103,31 +98,11 @@ struct FixHistory: Sendable {
       speed = (1 - w) * speed + w * previous.distance(to: point) / dt
     }
     // The first fix (dt 0) and one after a gap start the average afresh.
-    if dt > 0, dt <= c.speedGapLimit {
-      recentSpeed += (speed - recentSpeed) * dt / (c.recentSpeedSeconds + dt)
-    } else {
-      recentSpeed = speed
-    }
-    if speed > leadAbove {
-      hold(speed, c)
-    } else if recentSpeed < leadBelow {
-      hold(recentSpeed, c)
-    }
+    lead.note(speed, dt: dt, c)
     if dt > 0 && dt <= c.intervalGapLimit {
       let w = c.fixIntervalWeight
       interval = (1 - w) * interval + w * dt
     }
-  }
-
-  /// The speed the early prompts are timed at for an estimate at `v`: the held one, unless `v`
-  /// is faster than it by more than the band (a fix's speed is within it once taken).
-  func leadSpeed(at v: Double) -> Double { v > leadAbove ? v : leadSpeed }
-
-  /// Holds `v` as the speed the early prompts are timed at.
-  mutating func hold(_ v: Double, _ c: GuidanceConfiguration) {
-    leadSpeed = v
-    leadAbove = v * (1 + c.leadSpeedBand)
-    leadBelow = v * (1 - c.leadSpeedBand)
   }
 
   /// With silence up to `time`: when the GPS is lost now, `after` seconds after the last fix,

@@ -194,7 +194,8 @@ extension NavigationSession {
       else { return }
       r = reckoner.start(
         since: since, along: distanceAlong, speed: v, newest: fixes.last?.time ?? since,
-        after: max(fixes.lastInputTime ?? since, since), fixInterval: fixInterval, configuration)
+        after: max(fixes.lastInputTime ?? since, since), lead: fixes.lead,
+        fixInterval: fixInterval, configuration)
       if case .settling(let floor, _) = reckoner.mode { r.floor = floor }
     }
     let c = configuration
@@ -216,7 +217,7 @@ extension NavigationSession {
       let early = v * min(c.reckonEarlySeconds, c.reckonEarlyRate * (t - r.anchorTime))
       announcements(
         time: t, position: min(distanceAlong + early, geometry.stepEnd[currentStep]), speed: v,
-        leadSpeed: fixes.leadSpeed(at: v), into: &events)
+        leadSpeed: r.leadSpeed(at: t, c), into: &events)
       watchAhead(time: t, into: &events)
       if reckoner.headsUpDue {
         sayHeadsUps(through: t, inclusive: true, into: &events)

@@ -50,8 +50,7 @@ extension NavigationSession {
     next.routeReason = .reroute
     next.state = .acquiring(.newRoute(announced: announce))
     next.fixes.speed = speed
-    next.fixes.recentSpeed = fixes.recentSpeed
-    next.fixes.hold(fixes.leadSpeed, configuration)
+    next.fixes.lead = fixes.lead
     next.fixes.interval = fixInterval
     next.detector = detector.carriedOver()
     next.guidesBack = guidesBack

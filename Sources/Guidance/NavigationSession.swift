@@ -140,7 +140,7 @@ public struct NavigationSession: Sendable {
       gpsLost: gpsLost, gpsLossCount: fixes.losses, offRouteCount: detector.count,
       lastInputTime: fixes.lastInputTime, lastMatchTime: position.matchTime,
       reckonedSteps: reckonedSteps,
-      returning: returning, recentSpeed: fixes.recentSpeed, leadSpeed: fixes.leadSpeed,
+      returning: returning, recentSpeed: fixes.lead.recent, leadSpeed: fixes.lead.held,
       headsUp: reckoner.headsUpProgress, headsUpThrough: scheduler.headsUpThrough,
       speeds: reckoner.peak.saved, stepTime: reckoner.stepTime)
   }
@@ -189,8 +189,8 @@ public struct NavigationSession: Sendable {
     // A saved speed is taken as a speed: finite and not negative (0 otherwise).
     func saved(_ v: Double) -> Double { v.isFinite ? max(0, v) : 0 }
     fixes.speed = saved(snapshot.speed)
-    fixes.recentSpeed = snapshot.recentSpeed.map(saved) ?? fixes.speed
-    fixes.hold(snapshot.leadSpeed.map(saved) ?? fixes.speed, configuration)
+    fixes.lead.recent = snapshot.recentSpeed.map(saved) ?? fixes.speed
+    fixes.lead.hold(snapshot.leadSpeed.map(saved) ?? fixes.speed, configuration)
     position.segment = geometry.segment(containing: distanceAlong, from: 0)
     ahead.resume(
       at: distanceAlong, lead: configuration.limits(for: route.transportType).approachMaximum)
@@ -210,7 +210,7 @@ public struct NavigationSession: Sendable {
       reckoner.mode = .carrying(
         reckoner.start(
           since: since, along: distanceAlong, speed: v, newest: snapshot.lastFixTime ?? since,
-          after: fixes.resumedThrough ?? since, passed: snapshot.reckonedSteps,
+          after: fixes.resumedThrough ?? since, passed: snapshot.reckonedSteps, lead: fixes.lead,
           fixInterval: fixInterval, configuration))
     }
   }
@@ -328,7 +328,7 @@ public struct NavigationSession: Sendable {
       if currentStep == lastStep { checkArrival(fix, point: point, into: &events) }
       if !arrived {
         announcements(
-          time: fix.time, position: distanceAlong, speed: speed, leadSpeed: fixes.leadSpeed,
+          time: fix.time, position: distanceAlong, speed: speed, leadSpeed: fixes.lead.held,
           into: &events)
       }
       if !arrived, configuration.speedWarnings, !roadWatch.spans.isEmpty {

@@ -77,7 +77,7 @@ struct Reckoner: Sendable {
   /// fixes came up to `newest`, inputs up to `after`, the estimate passed `passed` maneuvers.
   func start(
     since: Double, along: Double, speed v: Double, newest: Double, after: Double,
-    passed: Int = 0, fixInterval: Double, _ c: GuidanceConfiguration
+    passed: Int = 0, lead: LeadSpeed, fixInterval: Double, _ c: GuidanceConfiguration
   ) -> DeadReckoning {
     let start = max(c.reckonStart, 1.5 * fixInterval, newest - since + c.reckonStart)
     // Steady for the last seconds, and no maneuver passed since its peak (it did not slow
@@ -95,7 +95,7 @@ struct Reckoner: Sendable {
       anchorTime: since, anchorAlong: along, speed: v,
       cruise: highest > v * (1 + c.reckonSteadyFraction) ? highest : v,
       acceleration: c.reckonAcceleration, step: c.reckonStep, start: start, after: after,
-      passed: passed, steady: steady)
+      passed: passed, steady: steady, lead: lead)
   }
 
   /// A usable fix after a stretch without, the vehicle estimated at `along`: the estimate ends;

@@ -147,9 +147,9 @@ public struct GuidanceConfiguration: Sendable, Equatable {
   ///
   /// The early prompts (prepare, approach) are timed at a speed held while the vehicle's stays
   /// within this fraction of it: a prompt a minute ahead falls due at one distance, not wherever
-  /// the speed's wobbles (or an outage, which updates nothing) put it. A faster vehicle's speed
-  /// is taken at once; a slower one's from the recent speed (0: the speed of the moment, as the
-  /// final prompt always is).
+  /// the speed's wobbles put it. A faster vehicle's speed is taken at once; a slower one's from
+  /// the recent speed (0: the speed of the moment, as the final prompt always is). Without fixes
+  /// the estimate's speed, once a second, takes the fixes' place.
   public var leadSpeedBand = 0.1
   /// Time constant (seconds) of the recent speed, the speed of the last fixes averaged: a
   /// vehicle slowing down hears its early prompts where the speed it came with puts them.

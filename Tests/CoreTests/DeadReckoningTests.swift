@@ -374,6 +374,36 @@ import Testing
     #expect(dark(&resumed) == expected)
   }
 
+  /// A vehicle that slowed from 33 to 29 m/s shortly before its fixes stopped hears its
+  /// prepare prompt where fixes at 29 m/s would have put it (the speed the early prompts are
+  /// timed at follows the estimate's as it follows fixes'), not where 33 m/s puts it, 7 s early.
+  @Test func theEarlyPromptsWithoutFixesAreTimedAsTheFixesWouldHaveTimedThem() throws {
+    let doc = makeRoute(legs: [
+      (90, 4000, "Turn left onto A Street"), (0, 400, "Turn right onto B Street"),
+      (90, 800, "Your destination is on the left"),
+    ])
+    let geometry = RouteGeometry(route: doc.routes[0])
+    func prepareTime(blindFrom dark: Int) throws -> Double {
+      var s = try NavigationSession(document: doc, phrasing: Phrasebook(language: .en))
+      var along = 0.0
+      var events: [NavigationEvent] = []
+      for t in 0...100 {
+        events +=
+          t < dark
+          ? s.ingest(Self.fix(on: geometry, at: along, time: Double(t), speed: t < 30 ? 33 : 29))
+          : s.ingest(.noFix(time: Self.t0 + Double(t)))
+        along += t < 30 ? 33 : 29
+      }
+      let prepare = try #require(events.first { $0.announcement?.id == "r0.s1.prepare" })
+      #expect(prepare.estimated == (dark <= 100))
+      return prepare.time - Self.t0
+    }
+    let fixes = try prepareTime(blindFrom: 101)
+    let estimated = try prepareTime(blindFrom: 36)
+    // Timed up to a second early on purpose without fixes, and on whole seconds.
+    #expect(estimated <= fixes && estimated >= fixes - 2, "\(estimated) against \(fixes)")
+  }
+
   @Test func aStandingVehicleIsNotCarried() throws {
     var s = try Self.session()
     for t in 0...10 { _ = s.ingest(Self.fix(at: 100, time: Double(t), speed: 0)) }
