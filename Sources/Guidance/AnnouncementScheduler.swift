@@ -88,14 +88,16 @@ struct AnnouncementScheduler: Sendable {
   ///
   /// `uncertainty` (metres, one-sigma radial) is how far the match may lag the vehicle: the
   /// final announcement comes earlier by what of it the lead does not already spare, so a lagging
-  /// position cannot make it late.
+  /// position cannot make it late. Without fixes the final announcement is timed for a vehicle
+  /// `finalAhead` metres further on (the soonest the estimate says it may be there).
   mutating func due(
     step m: Int, time: Double, position: Double, speed: Double, leadSpeed: Double,
-    fixInterval: Double, uncertainty: Double = 0
+    fixInterval: Double, uncertainty: Double = 0, finalAhead: Double = 0
   ) -> DueAnnouncement? {
     due(
       step: m, time: time, position: position, speed: speed, leadSpeed: leadSpeed,
-      fixInterval: fixInterval, uncertainty: uncertainty, finalOnly: false)
+      fixInterval: fixInterval, uncertainty: uncertainty, finalAhead: finalAhead,
+      finalOnly: false)
   }
 
   /// The final announcement of the next unit of maneuvers, due before the maneuver ahead
@@ -110,7 +112,7 @@ struct AnnouncementScheduler: Sendable {
   /// never for the arrival.
   mutating func dueAhead(
     step m: Int, time: Double, position: Double, speed: Double, fixInterval: Double,
-    uncertainty: Double = 0
+    uncertainty: Double = 0, finalAhead: Double = 0
   ) -> DueAnnouncement? {
     guard m >= 1, m < lastStep else { return nil }
     // The first maneuver ahead not said in a final announcement (nor passed over as said).
@@ -121,7 +123,8 @@ struct AnnouncementScheduler: Sendable {
     guard said[k].contains(.mergedFinal) else {
       return due(
         step: k, time: time, position: position, speed: speed, leadSpeed: speed,
-        fixInterval: fixInterval, uncertainty: uncertainty, finalOnly: true)
+        fixInterval: fixInterval, uncertainty: uncertainty, finalAhead: finalAhead,
+        finalOnly: true)
     }
     guard k + 1 < lastStep else { return nil }
     let limits = configuration.limits(for: route.steps[k].transportType)
@@ -131,7 +134,8 @@ struct AnnouncementScheduler: Sendable {
     guard thenInstructions(after: k, speed: max(speed, limits.minimumSpeed, planned)) != nil,
       let next = due(
         step: k + 1, time: time, position: position, speed: speed, leadSpeed: speed,
-        fixInterval: fixInterval, uncertainty: uncertainty, finalOnly: true)
+        fixInterval: fixInterval, uncertainty: uncertainty, finalAhead: finalAhead,
+        finalOnly: true)
     else { return nil }
     said[k].formUnion([.prepare, .approach, .now])
     return next
@@ -139,7 +143,7 @@ struct AnnouncementScheduler: Sendable {
 
   private mutating func due(
     step m: Int, time: Double, position: Double, speed: Double, leadSpeed: Double,
-    fixInterval: Double, uncertainty: Double, finalOnly: Bool
+    fixInterval: Double, uncertainty: Double, finalAhead: Double, finalOnly: Bool
   ) -> DueAnnouncement? {
     guard m >= 1, m <= lastStep, !said[m].contains(.now) else { return nil }
     // One lookup for both speeds: the mode's floors, then the speed driven and the one held.
@@ -152,20 +156,22 @@ struct AnnouncementScheduler: Sendable {
       * configuration.announcementMarginFraction
     // Far from the maneuver no announcement can be due: skip building the sentences (most fixes),
     // and keep the code that builds them out of this path's instruction cache.
-    if d > limits.prepareMaximum + max(v, early) * configuration.announcementHorizonSeconds + margin
+    if d - finalAhead > limits.prepareMaximum + max(v, early)
+      * configuration.announcementHorizonSeconds + margin
     {
       return nil
     }
     return due(
       step: m, time: time, speed: speed, fixInterval: fixInterval, uncertainty: uncertainty,
-      finalOnly: finalOnly, limits: limits, v: v, early: early, d: d, margin: margin)
+      finalOnly: finalOnly, limits: limits, v: v, early: early, d: d, finalAhead: finalAhead,
+      margin: margin)
   }
 
   @inline(never)
   private mutating func due(
     step m: Int, time: Double, speed: Double, fixInterval: Double, uncertainty: Double,
     finalOnly: Bool, limits: GuidanceConfiguration.ModeLimits, v: Double, early: Double, d: Double,
-    margin: Double
+    finalAhead: Double, margin: Double
   ) -> DueAnnouncement? {
     // The arrival gets no "now" announcement: its own announcement replaces it.
     let finalKind: AnnouncementKind = m == lastStep ? .approach : .now
@@ -212,7 +218,13 @@ struct AnnouncementScheduler: Sendable {
       let spare = v * max(0, configuration.nowLeadSeconds - configuration.finalLeadSeconds)
       let lag = max(0, configuration.announcementAccuracyFactor * uncertainty - spare)
       let slack = kind == .now ? margin + lag : margin
-      if d > lead + slack { break }
+      // Distance left for the vehicle this kind is timed for.
+      let left = kind == .now ? max(0, d - finalAhead) : d
+      if left > lead + slack {
+        // Without fixes the final prompt may fall due before an early one does.
+        if finalAhead > 0 && kind != .now { continue }
+        break
+      }
       // An early announcement right after another one for the same maneuver adds nothing.
       if kind != .now, let last = lastAnnouncement, last.step == m,
         time - last.time < configuration.earlyAfterAnnouncementGaps
@@ -228,7 +240,8 @@ struct AnnouncementScheduler: Sendable {
           saying: ManeuverSentence(
             instructions: instructions, distance: next == .now ? nil : d, then: then,
             road: !hasRoad ? nil : Self.road(route.steps, at: m, kind: next, then: then)))
-        if d <= nextLead + v * configuration.minimumGapSeconds {
+        let nextLeft = next == .now ? max(0, d - finalAhead) : d
+        if nextLeft <= nextLead + v * configuration.minimumGapSeconds {
           said[m].insert(kind.flag)
           continue
         }

@@ -3,10 +3,16 @@ import GuidanceSettings
 /// Where a vehicle without fixes is estimated to be: carried along the route from its last
 /// matched position at the speed it had, one estimate per second of the fix clock.
 ///
-/// A vehicle at a steady speed keeps it. After a maneuver (passed in the last seconds of fixes,
-/// or by the estimate), or at a changing speed, it speeds up gently to its highest speed just
-/// before (it slowed for the maneuver or for traffic): an estimate ahead of the vehicle makes
-/// prompts early and the returning fixes land behind it; one behind it makes prompts late.
+/// Two curves go on from the last matched fix, because a prompt late costs more than one early:
+/// - the **likely** one places the vehicle, times the early prompts (prepare, approach) and
+///   passes maneuvers: it keeps the speed the vehicle had (a vehicle still speeding up when its
+///   fixes stopped, pulling away from a stop, goes on speeding up to the speed it drove at
+///   before). A steady vehicle mostly stays steady, and one that slowed for a maneuver or for
+///   traffic speeds up again when nothing tells;
+/// - the **soonest** one times the final prompts: after a maneuver (passed in the last seconds
+///   of fixes, or by the estimate), or at a changing speed, it speeds up gently to the
+///   vehicle's highest speed just before, so a vehicle that did speed up in the dark does not
+///   hear its final prompt late; a steady one keeps its speed until it passes a maneuver.
 ///
 /// The estimates fall on a grid of whole `step`s after the last matched fix, never on the times
 /// the edge happens to look (an epoch without a fix, a live engine's tick, a replay's silence),
@@ -15,12 +21,9 @@ struct DeadReckoning: Sendable, Equatable {
   /// The last matched fix: its time and metres along the route.
   let anchorTime: Double
   let anchorAlong: Double
-  /// m/s at the anchor, the speed it tends to after a maneuver, and how fast (m/s²).
-  let speed: Double
-  let cruise: Double
-  let acceleration: Double
-  /// When it speeds up to `cruise`: at the anchor, when the estimate passes a maneuver, or never.
-  private(set) var speedUpAt: Double
+  /// The vehicle's likely speed, and the soonest it may get anywhere.
+  let likely: SpeedCurve
+  private(set) var soonest: SpeedCurve
   /// Seconds between estimates.
   let step: Double
   /// The first estimate is made this long after the anchor.
@@ -33,33 +36,45 @@ struct DeadReckoning: Sendable, Equatable {
   var floor = -Double.infinity
   /// Whether an estimate was made yet.
   private(set) var started = false
-  /// The speed the early prompts are timed at, fed the estimate's speed at each whole `step`
+  /// The speed the early prompts are timed at, fed the likely speed at each whole `step`
   /// after the anchor up to `leadSteps` steps, as fixes at that speed would feed it.
   private(set) var lead: LeadSpeed
   private var leadSteps = 0
 
   init(
-    anchorTime: Double, anchorAlong: Double, speed: Double, cruise: Double,
-    acceleration: Double, step: Double, start: Double, after: Double, passed: Int = 0,
-    steady: Bool = false, lead: LeadSpeed = LeadSpeed()
+    anchorTime: Double, anchorAlong: Double, likely: SpeedCurve, soonest: SpeedCurve,
+    step: Double, start: Double, after: Double, passed: Int = 0, lead: LeadSpeed = LeadSpeed()
   ) {
-    self.lead = lead
     self.anchorTime = anchorTime
     self.anchorAlong = anchorAlong
-    self.speed = speed
-    self.cruise = max(speed, cruise)
-    self.acceleration = acceleration
+    self.likely = likely
+    self.soonest = soonest
     self.step = step
     self.start = start
     self.through = max(anchorTime, after)
     self.passed = passed
-    self.speedUpAt = steady && passed == 0 ? .infinity : anchorTime
+    self.lead = lead
   }
 
-  /// The estimate passed a maneuver at `time`: the vehicle speeds up from there.
+  /// A vehicle that speeds up from `speed` to `cruise` at `acceleration` at once (both curves).
+  init(
+    anchorTime: Double, anchorAlong: Double, speed: Double, cruise: Double,
+    acceleration: Double, step: Double, start: Double, after: Double
+  ) {
+    let curve = SpeedCurve(speed: speed, cruise: cruise, acceleration: acceleration, upAt: 0)
+    self.init(
+      anchorTime: anchorTime, anchorAlong: anchorAlong, likely: curve, soonest: curve,
+      step: step, start: start, after: after)
+  }
+
+  /// m/s at the anchor, and the speed the vehicle may tend to.
+  var speed: Double { likely.speed }
+  var cruise: Double { max(likely.cruise, soonest.cruise) }
+
+  /// The estimate passed a maneuver at `time`: the soonest vehicle speeds up from there.
   mutating func passedManeuver(at time: Double) {
     passed += 1
-    speedUpAt = min(speedUpAt, time)
+    soonest.speedUp(at: time - anchorTime)
   }
 
   /// The next estimate's time if it is due by `time` (before it, or at it when `inclusive`),
@@ -74,34 +89,68 @@ struct DeadReckoning: Sendable, Equatable {
   }
 
   /// The speed the early prompts are timed at for the estimate at `time`, a whole number of
-  /// steps after the anchor: the lead speed fed every step's speed up to it (those of steps
-  /// without an estimate too, so a restart that resumes later feeds the same ones).
+  /// steps after the anchor: the lead speed fed every step's likely speed up to it (those of
+  /// steps without an estimate too, so a restart that resumes later feeds the same ones).
   mutating func leadSpeed(at time: Double, _ c: GuidanceConfiguration) -> Double {
     while anchorTime + Double(leadSteps + 1) * step <= time {
       leadSteps += 1
-      lead.note(speed(at: anchorTime + Double(leadSteps) * step), dt: step, c)
+      lead.note(likely.speed(after: Double(leadSteps) * step), dt: step, c)
     }
     return lead.at(speed(at: time))
   }
+
+  /// The likely speed (m/s) at `time`, and where it puts the vehicle (metres along the route).
+  func speed(at time: Double) -> Double { likely.speed(after: time - anchorTime) }
+  func along(at time: Double) -> Double { anchorAlong + likely.distance(after: time - anchorTime) }
+
+  /// The soonest speed at `time`, and where it puts the vehicle.
+  func soonestSpeed(at time: Double) -> Double { soonest.speed(after: time - anchorTime) }
+  func soonestAlong(at time: Double) -> Double {
+    anchorAlong + soonest.distance(after: time - anchorTime)
+  }
+}
+
+/// A vehicle's speed from its last matched fix on: `speed` until `upAt` seconds after it (never
+/// when infinite), then up to `cruise` at `acceleration` m/s².
+struct SpeedCurve: Sendable, Equatable {
+  let speed: Double
+  let cruise: Double
+  let acceleration: Double
+  private(set) var upAt: Double
+
+  init(speed: Double, cruise: Double, acceleration: Double, upAt: Double) {
+    self.speed = speed
+    self.cruise = max(speed, cruise)
+    self.acceleration = acceleration
+    self.upAt = max(0, upAt)
+  }
+
+  /// A vehicle that keeps `speed`.
+  static func keeping(_ speed: Double) -> SpeedCurve {
+    SpeedCurve(speed: speed, cruise: speed, acceleration: 0, upAt: .infinity)
+  }
+
+  /// It speeds up from `t` seconds after the anchor, unless it does earlier.
+  mutating func speedUp(at t: Double) { upAt = min(upAt, max(0, t)) }
 
   /// Seconds it takes to reach `cruise`.
   private var speedUpTime: Double {
     acceleration > 0 ? (cruise - speed) / acceleration : 0
   }
 
-  /// Metres per second at `time`.
-  func speed(at time: Double) -> Double {
-    let t = time - max(anchorTime, speedUpAt)
-    return acceleration > 0 && t > 0 ? min(cruise, speed + acceleration * t) : speed
+  /// Metres per second `t` seconds after the anchor.
+  func speed(after t: Double) -> Double {
+    let up = t - upAt
+    return acceleration > 0 && up > 0 ? min(cruise, speed + acceleration * up) : speed
   }
 
-  /// Metres along the route at `time`.
-  func along(at time: Double) -> Double {
-    let held = max(0, min(time, speedUpAt) - anchorTime)
-    let t = max(0, time - max(anchorTime, speedUpAt))
-    let up = min(t, speedUpTime)
-    return anchorAlong + speed * held + speed * up + acceleration * up * up / 2
-      + speed(at: time) * (t - up)
+  /// Metres covered in the `t` seconds after the anchor.
+  func distance(after t: Double) -> Double {
+    let held = max(0, min(t, upAt))
+    let rising = max(0, t - upAt)
+    let up = min(rising, speedUpTime)
+    return speed * held + speed * up + acceleration * up * up / 2
+      + speed(after: t) * (rising - up)
   }
 }
 

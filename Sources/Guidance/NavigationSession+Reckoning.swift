@@ -214,10 +214,18 @@ extension NavigationSession {
       position.segment = geometry.segment(containing: distanceAlong, from: position.segment)
       position.lateral = 0
       // Timed a little early: a vehicle may have sped up in the dark, never slowed for us.
-      let early = v * min(c.reckonEarlySeconds, c.reckonEarlyRate * (t - r.anchorTime))
+      let early = min(c.reckonEarlySeconds, c.reckonEarlyRate * (t - r.anchorTime))
+      let at = min(distanceAlong + v * early, geometry.stepEnd[currentStep])
+      // The final prompts are timed for the soonest vehicle, which passes no maneuver the
+      // estimate may not pass either.
+      let fast = r.soonestSpeed(at: t)
+      let reach =
+        currentStep < lastStep && r.passed < c.reckonManeuvers
+        ? geometry.stepEnd[currentStep + 1] : geometry.stepEnd[currentStep]
+      let soonest = min(r.soonestAlong(at: t) + fast * early, reach)
       announcements(
-        time: t, position: min(distanceAlong + early, geometry.stepEnd[currentStep]), speed: v,
-        leadSpeed: r.leadSpeed(at: t, c), into: &events)
+        time: t, position: at, speed: max(v, fast), leadSpeed: r.leadSpeed(at: t, c),
+        finalAhead: max(0, soonest - at), into: &events)
       watchAhead(time: t, into: &events)
       if reckoner.headsUpDue {
         sayHeadsUps(through: t, inclusive: true, into: &events)

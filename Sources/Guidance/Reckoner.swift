@@ -81,7 +81,7 @@ struct Reckoner: Sendable {
   ) -> DeadReckoning {
     let start = max(c.reckonStart, 1.5 * fixInterval, newest - since + c.reckonStart)
     // Steady for the last seconds, and no maneuver passed since its peak (it did not slow
-    // for one): it keeps its speed.
+    // for one): the soonest vehicle keeps its speed too, until it passes a maneuver.
     let steady =
       stepTime.map { since - $0 > c.reckonPeakSeconds } ?? true
       && peak.steady(at: v, fraction: c.reckonSteadyFraction, recent: c.reckonSteadySeconds)
@@ -91,11 +91,14 @@ struct Reckoner: Sendable {
       && recent.high <= v * (1 + c.reckonSteadyFraction)
     // A peak within the steady fraction of its speed is noise, not a speed it slowed from.
     let highest = peak.speed(span: speedingUp ? c.reckonResumeSeconds : c.reckonPeakSeconds)
+    let soonest = SpeedCurve(
+      speed: v, cruise: highest > v * (1 + c.reckonSteadyFraction) ? highest : v,
+      acceleration: c.reckonAcceleration, upAt: steady && passed == 0 ? .infinity : 0)
+    // The likely vehicle keeps its speed, unless it was speeding up.
     return DeadReckoning(
-      anchorTime: since, anchorAlong: along, speed: v,
-      cruise: highest > v * (1 + c.reckonSteadyFraction) ? highest : v,
-      acceleration: c.reckonAcceleration, step: c.reckonStep, start: start, after: after,
-      passed: passed, steady: steady, lead: lead)
+      anchorTime: since, anchorAlong: along, likely: speedingUp ? soonest : .keeping(v),
+      soonest: soonest, step: c.reckonStep, start: start, after: after, passed: passed,
+      lead: lead)
   }
 
   /// A usable fix after a stretch without, the vehicle estimated at `along`: the estimate ends;

@@ -225,9 +225,10 @@ public struct GuidanceConfiguration: Sendable, Equatable {
   /// of a slow vehicle falls due after it either.
   public var reckonHoldOutageSeconds = 120.0
   public var reckonHoldSeconds = 30.0
-  /// A vehicle slower without fixes than its highest speed of the last `reckonPeakSeconds` of
-  /// fixes (braking for a maneuver, slowed by traffic) is taken to speed up to it again at this
-  /// many m/s², unless it was steady (below).
+  /// The final prompts of a vehicle without fixes slower than its highest speed of the last
+  /// `reckonPeakSeconds` of fixes (braking for a maneuver, slowed by traffic) are timed for one
+  /// that speeds up to it again at this many m/s², unless it was steady (below); the position
+  /// keeps the speed the vehicle had.
   public var reckonAcceleration = 1.0
   public var reckonPeakSeconds = 20.0
   /// A vehicle still speeding up when its fixes stopped (pulling away from a stop: its speed
@@ -237,7 +238,8 @@ public struct GuidanceConfiguration: Sendable, Equatable {
   public var reckonRisingSeconds = 3.0
   public var reckonResumeSeconds = 60.0
   /// A vehicle whose speed stayed within this fraction of the last fix's for the last
-  /// `reckonSteadySeconds` keeps it (until the estimate passes a maneuver).
+  /// `reckonSteadySeconds` has its final prompts timed at it too (until the estimate passes a
+  /// maneuver).
   public var reckonSteadyFraction = 0.1
   public var reckonSteadySeconds = 5.0
   /// Speed (m/s) above which the estimate passes a maneuver once it is `reckonPastManeuver`
