@@ -56,21 +56,6 @@ struct DeadReckoning: Sendable, Equatable {
     self.lead = lead
   }
 
-  /// A vehicle that speeds up from `speed` to `cruise` at `acceleration` at once (both curves).
-  init(
-    anchorTime: Double, anchorAlong: Double, speed: Double, cruise: Double,
-    acceleration: Double, step: Double, start: Double, after: Double
-  ) {
-    let curve = SpeedCurve(speed: speed, cruise: cruise, acceleration: acceleration, upAt: 0)
-    self.init(
-      anchorTime: anchorTime, anchorAlong: anchorAlong, likely: curve, soonest: curve,
-      step: step, start: start, after: after)
-  }
-
-  /// m/s at the anchor, and the speed the vehicle may tend to.
-  var speed: Double { likely.speed }
-  var cruise: Double { max(likely.cruise, soonest.cruise) }
-
   /// The estimate passed a maneuver at `time`: the soonest vehicle speeds up from there.
   mutating func passedManeuver(at time: Double) {
     passed += 1
@@ -158,8 +143,10 @@ struct SpeedCurve: Sendable, Equatable {
 enum Reckoning: Sendable, Equatable {
   /// Fixes come: nothing is estimated.
   case off
-  /// Fixes stopped: the position is carried along the route.
-  case carrying(DeadReckoning)
+  /// Fixes stopped: the position is carried along the route. Boxed: every fix looks at the
+  /// mode, and copying the estimate's 20 numbers each time cost 130 instructions a fix
+  /// (callgrind, `StepwiseBench perfix`).
+  indirect case carrying(DeadReckoning)
   /// Fixes are back: the position reported stays at `floor` (the last estimate) until the
   /// vehicle passes it, so it never jumps backwards (nor when the fixes stop again meanwhile:
   /// the next estimate keeps the floor); until the time `until` the floor also follows the

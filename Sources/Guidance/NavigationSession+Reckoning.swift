@@ -47,10 +47,12 @@ extension NavigationSession {
     }
     let v = max(speed, reckoner.peak.speed(span: Double(SpeedPeak.seconds)))
     let from = max(currentStep, geometry.step(containing: along, from: currentStep))
-    let reach = DeadReckoning(
-      anchorTime: since, anchorAlong: along, speed: speed,
-      cruise: scheduler.timing(step: from, speed: v).speed,
-      acceleration: c.reckonAcceleration, step: c.reckonStep, start: 0, after: since)
+    let reach = Reckoner.Reach(
+      anchorTime: since, anchorAlong: along,
+      curve: SpeedCurve(
+        speed: speed, cruise: scheduler.timing(step: from, speed: v).speed,
+        acceleration: c.reckonAcceleration, upAt: 0),
+      step: c.reckonStep)
     reckoner.headsUp = Reckoner.HeadsUp(
       reach: reach, from: from, through: 0, recap: true, at: time)
     scheduleHeadsUp(from: time)
@@ -59,7 +61,7 @@ extension NavigationSession {
   /// Where a vehicle without fixes is placed for its heads-ups: the estimate, if one carries it,
   /// or where it was last seen; and the step it is in.
   private func headsUpPosition(_ h: Reckoner.HeadsUp) -> (along: Double, step: Int) {
-    reckoner.carrying != nil
+    reckoner.isCarrying
       ? (distanceAlong, max(currentStep, h.from)) : (h.reach.anchorAlong, h.from)
   }
 
@@ -156,7 +158,7 @@ extension NavigationSession {
       checkLoss(at: time, into: &events)
     }
     // Said here when no estimate is made (between estimates otherwise, in time order).
-    if reckoner.headsUpDue, reckoner.carrying == nil,
+    if reckoner.headsUpDue, !reckoner.isCarrying,
       phase != .onRoute || reckonSpeed == nil
     {
       sayHeadsUps(through: reckonThrough, inclusive: inclusive, into: &events)
@@ -168,7 +170,7 @@ extension NavigationSession {
   /// Whether an estimate can fall due by `time` (asked on every fix, before a reckoner is built).
   @inline(__always) func reckons(by time: Double) -> Bool {
     phase == .onRoute
-      && (reckoner.carrying != nil
+      && (reckoner.isCarrying
         || position.matchTime.map { time >= $0 + configuration.reckonStart } == true)
   }
   var reckonSpeed: Double? { fixes.carriedSpeed(planned: plannedSpeed, configuration) }

@@ -14,7 +14,12 @@ struct Reckoner: Sendable {
   var headsUp: HeadsUp?
 
   /// Whether a heads-up is yet to fall due.
-  var headsUpDue: Bool { headsUp.map { $0.at.isFinite } ?? false }
+  var headsUpDue: Bool { headsUp?.at.isFinite == true }
+
+  /// Whether an estimate carries the vehicle (asked on every fix: no estimate is copied).
+  var isCarrying: Bool {
+    if case .carrying = mode { true } else { false }
+  }
 
   /// The heads-ups under way, as saved.
   var headsUpProgress: HeadsUpProgress? {
@@ -34,16 +39,33 @@ struct Reckoner: Sendable {
       p.next.map(\.isFinite) ?? true
     else { return }
     headsUp = HeadsUp(
-      reach: DeadReckoning(
-        anchorTime: p.since, anchorAlong: p.along, speed: p.speed, cruise: p.cruise,
-        acceleration: c.reckonAcceleration, step: c.reckonStep, start: 0, after: p.since),
+      reach: Reach(
+        anchorTime: p.since, anchorAlong: p.along,
+        curve: SpeedCurve(
+          speed: p.speed, cruise: p.cruise, acceleration: c.reckonAcceleration, upAt: 0),
+        step: c.reckonStep),
       from: p.step, through: p.through, named: p.named, recap: p.recap, at: p.next ?? .infinity)
+  }
+
+  /// How far a slow vehicle without fixes may have got: driving off at once from its last
+  /// match along `curve`, looked at every `step` seconds.
+  struct Reach: Sendable, Equatable {
+    let anchorTime: Double
+    let anchorAlong: Double
+    let curve: SpeedCurve
+    let step: Double
+
+    var speed: Double { curve.speed }
+    var cruise: Double { curve.cruise }
+    func along(at time: Double) -> Double {
+      anchorAlong + curve.distance(after: time - anchorTime)
+    }
   }
 
   struct HeadsUp: Sendable {
     /// The vehicle driving off at once from its last match, at the acceleration estimates
     /// assume, up to the speed it may drive at.
-    var reach: DeadReckoning
+    var reach: Reach
     /// The step it was in when the fixes were lost.
     var from: Int
     /// The last maneuver a heads-up said (0: none yet), and how many they named that no
