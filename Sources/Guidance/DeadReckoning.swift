@@ -7,8 +7,8 @@ import GuidanceSettings
 /// - the **likely** one places the vehicle, times the early prompts (prepare, approach) and
 ///   passes maneuvers: it keeps the speed the vehicle had (a vehicle still speeding up when its
 ///   fixes stopped, pulling away from a stop, goes on speeding up to the speed it drove at
-///   before). A steady vehicle mostly stays steady, and one that slowed for a maneuver or for
-///   traffic speeds up again when nothing tells;
+///   before). On real drives cut with outages that placed the vehicle better than speeding it
+///   back up after maneuvers, steady or not (README, "GPS loss");
 /// - the **soonest** one times the final prompts: after a maneuver (passed in the last seconds
 ///   of fixes, or by the estimate), or at a changing speed, it speeds up gently to the
 ///   vehicle's highest speed just before, so a vehicle that did speed up in the dark does not
