@@ -191,6 +191,8 @@ struct AnnouncementScheduler: Sendable {
       said[m].formUnion([.prepare, .approach, .now])
       return nil
     }
+    // What is left for the vehicle the final prompt is timed for (further on without fixes).
+    let finalLeft = max(0, d - finalAhead)
     let actual = max(speed, limits.minimumSpeed)
     let tooClose =
       d < actual
@@ -218,9 +220,7 @@ struct AnnouncementScheduler: Sendable {
       let spare = v * max(0, configuration.nowLeadSeconds - configuration.finalLeadSeconds)
       let lag = max(0, configuration.announcementAccuracyFactor * uncertainty - spare)
       let slack = kind == .now ? margin + lag : margin
-      // Distance left for the vehicle this kind is timed for.
-      let left = kind == .now ? max(0, d - finalAhead) : d
-      if left > lead + slack {
+      if (kind == .now ? finalLeft : d) > lead + slack {
         // Without fixes the final prompt may fall due before an early one does.
         if finalAhead > 0 && kind != .now { continue }
         break
@@ -240,8 +240,7 @@ struct AnnouncementScheduler: Sendable {
           saying: ManeuverSentence(
             instructions: instructions, distance: next == .now ? nil : d, then: then,
             road: !hasRoad ? nil : Self.road(route.steps, at: m, kind: next, then: then)))
-        let nextLeft = next == .now ? max(0, d - finalAhead) : d
-        if nextLeft <= nextLead + v * configuration.minimumGapSeconds {
+        if (next == .now ? finalLeft : d) <= nextLead + v * configuration.minimumGapSeconds {
           said[m].insert(kind.flag)
           continue
         }

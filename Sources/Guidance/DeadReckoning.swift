@@ -171,9 +171,12 @@ struct SpeedPeak: Sendable, Equatable {
   private var last: Int?  // the second of the newest speed noted
   private struct Second: Sendable, Equatable { var at: Int, high: Double, low: Double }
 
+  /// The ring's slot for second `at` (negative seconds too).
+  private static func slot(_ at: Int) -> Int { ((at % seconds) + seconds) % seconds }
+
   mutating func note(_ v: Double, time t: Double) {
     let now = Int((t.isFinite ? min(max(t, -1e15), 1e15) : 0).rounded(.down))
-    let k = ((now % Self.seconds) + Self.seconds) % Self.seconds
+    let k = Self.slot(now)
     let same = ring[k].at == now
     ring[k] = Second(
       at: now, high: same ? max(ring[k].high, v) : v, low: same ? min(ring[k].low, v) : v)
@@ -185,7 +188,7 @@ struct SpeedPeak: Sendable, Equatable {
     guard let last else { return (0, .infinity) }
     var r = (high: -Double.infinity, low: Double.infinity)
     for at in max(last - Int(span.rounded(.up)), last - Self.seconds + 1)...last {
-      let s = ring[((at % Self.seconds) + Self.seconds) % Self.seconds]
+      let s = ring[Self.slot(at)]
       if s.at == at { r = (max(r.high, s.high), min(r.low, s.low)) }
     }
     return r
@@ -198,7 +201,7 @@ struct SpeedPeak: Sendable, Equatable {
   var saved: [SpeedSecond] {
     guard let last else { return [] }
     return (last - Self.seconds + 1...last).compactMap { at in
-      let s = ring[((at % Self.seconds) + Self.seconds) % Self.seconds]
+      let s = ring[Self.slot(at)]
       return s.at == at ? SpeedSecond(time: at, high: s.high, low: s.low) : nil
     }
   }

@@ -48,11 +48,8 @@ extension NavigationSession {
     let v = max(speed, reckoner.peak.speed(span: Double(SpeedPeak.seconds)))
     let from = max(currentStep, geometry.step(containing: along, from: currentStep))
     let reach = Reckoner.Reach(
-      anchorTime: since, anchorAlong: along,
-      curve: SpeedCurve(
-        speed: speed, cruise: scheduler.timing(step: from, speed: v).speed,
-        acceleration: c.reckonAcceleration, upAt: 0),
-      step: c.reckonStep)
+      since: since, along: along, speed: speed,
+      cruise: scheduler.timing(step: from, speed: v).speed, c)
     reckoner.headsUp = Reckoner.HeadsUp(
       reach: reach, from: from, through: 0, recap: true, at: time)
     scheduleHeadsUp(from: time)
@@ -75,8 +72,9 @@ extension NavigationSession {
     reckoner.headsUp?.at = .infinity
     guard h.named < configuration.reckonManeuvers else { return }
     let r = h.reach
+    let dt = configuration.reckonStep
     let (along, step) = headsUpPosition(h)
-    var t = r.anchorTime + ((time - r.anchorTime) / r.step).rounded(.up) * r.step
+    var t = r.anchorTime + ((time - r.anchorTime) / dt).rounded(.up) * dt
     if h.recap {
       if let point = scheduler.headsUpPoint(
         from: step, after: h.through, position: along, speed: r.cruise, recap: true),
@@ -92,7 +90,7 @@ extension NavigationSession {
         from: step, after: h.through, position: along, speed: r.cruise, recap: false)
     else { return }
     while r.along(at: t) < point {
-      t += r.step
+      t += dt
       if t > r.anchorTime + configuration.reckonHoldOutageSeconds { return }
     }
     reckoner.headsUp?.at = t
@@ -125,7 +123,7 @@ extension NavigationSession {
           loss: fixes.losses)
       else {
         reckoner.headsUp?.recap = false
-        scheduleHeadsUp(from: h.at + h.reach.step)
+        scheduleHeadsUp(from: h.at + configuration.reckonStep)
         continue
       }
       reckoner.headsUp?.recap = false
@@ -135,7 +133,7 @@ extension NavigationSession {
       events[events.count - 1].estimated = true
       reckoner.headsUp?.named += new
       reckoner.headsUp?.through = through
-      scheduleHeadsUp(from: h.at + h.reach.step)
+      scheduleHeadsUp(from: h.at + configuration.reckonStep)
     }
   }
 
@@ -221,10 +219,10 @@ extension NavigationSession {
       // The final prompts are timed for the soonest vehicle, which passes no maneuver the
       // estimate may not pass either.
       let fast = r.soonestSpeed(at: t)
-      let reach =
+      let passable =
         currentStep < lastStep && r.passed < c.reckonManeuvers
         ? geometry.stepEnd[currentStep + 1] : geometry.stepEnd[currentStep]
-      let soonest = min(r.soonestAlong(at: t) + fast * early, reach)
+      let soonest = min(r.soonestAlong(at: t) + fast * early, passable)
       announcements(
         time: t, position: at, speed: max(v, fast), leadSpeed: r.leadSpeed(at: t, c),
         finalAhead: max(0, soonest - at), into: &events)

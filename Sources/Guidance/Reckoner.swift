@@ -39,21 +39,24 @@ struct Reckoner: Sendable {
       p.next.map(\.isFinite) ?? true
     else { return }
     headsUp = HeadsUp(
-      reach: Reach(
-        anchorTime: p.since, anchorAlong: p.along,
-        curve: SpeedCurve(
-          speed: p.speed, cruise: p.cruise, acceleration: c.reckonAcceleration, upAt: 0),
-        step: c.reckonStep),
+      reach: Reach(since: p.since, along: p.along, speed: p.speed, cruise: p.cruise, c),
       from: p.step, through: p.through, named: p.named, recap: p.recap, at: p.next ?? .infinity)
   }
 
   /// How far a slow vehicle without fixes may have got: driving off at once from its last
-  /// match along `curve`, looked at every `step` seconds.
+  /// match along `curve`.
   struct Reach: Sendable, Equatable {
     let anchorTime: Double
     let anchorAlong: Double
     let curve: SpeedCurve
-    let step: Double
+
+    /// From the match at `since` (seconds) and `along` (metres), at `speed` up to `cruise`
+    /// (m/s) at the acceleration estimates assume.
+    init(since: Double, along: Double, speed: Double, cruise: Double, _ c: GuidanceConfiguration) {
+      anchorTime = since
+      anchorAlong = along
+      curve = SpeedCurve(speed: speed, cruise: cruise, acceleration: c.reckonAcceleration, upAt: 0)
+    }
 
     var speed: Double { curve.speed }
     var cruise: Double { curve.cruise }
