@@ -101,7 +101,11 @@ public struct CommandRequest: Sendable, Equatable {
     var id: JSONValue?
     switch o["id"] {
     case nil: break
-    case .string?, .number?: id = o["id"]
+    case .string?: id = o["id"]
+    case .number(let d)?:
+      // Replies echo the id; a number too large for a double (1e999) could not be written back.
+      guard d.isFinite else { throw WireError(.badArgument, "id is a number out of range") }
+      id = o["id"]
     case let other?:
       throw WireError(
         .badArgument, "id must be a string or a number, not \(article(other.typeName))")

@@ -98,4 +98,36 @@ import Wire
     #expect(error.message.contains("Valhalla error 171: No suitable edges near location"))
     #expect(!error.message.contains("HTTP"), "\(error.message)")
   }
+
+  /// CommandFuzz, 2026-12-05: a `watch` whose `id` is `1e5555555555`, beyond a double.
+  ///
+  /// The parser took it as infinity, and the reply echoed it as `"id":null`, which no client
+  /// could match to its command (the harness's round trip failed).
+  ///
+  /// Such an id is now refused with `badArgument`, and the error carries no id.
+  @Test func aCommandWhoseIdIsBeyondADoubleIsRefused() throws {
+    var framer = LineFramer(maximumLength: 4096)
+    var parsed = 0
+    var refused: [WireError] = []
+    for case .line(let line) in framer.feed(try Self.bytes("command-id-beyond-a-double.txt")) {
+      do {
+        let request = try CommandRequest.parse(line: line)
+        #expect(try CommandRequest.parse(line: Array(request.line.utf8)) == request)
+        parsed += 1
+      } catch {
+        refused.append(error)
+      }
+    }
+    #expect(parsed == 0)
+    let first = try #require(refused.first)
+    #expect(first.code == .badArgument && first.message == "id is a number out of range")
+    #expect(first.id == nil)
+    for id in ["1e999", "-1e999"] {
+      #expect(throws: WireError.self) {
+        try CommandRequest.parse(line: Array(#"{"cmd":"status","id":\#(id)}"#.utf8))
+      }
+    }
+    let large = try CommandRequest.parse(line: Array(#"{"cmd":"status","id":1e300}"#.utf8))
+    #expect(large.id == .number(1e300))
+  }
 }
