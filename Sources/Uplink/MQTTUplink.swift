@@ -495,10 +495,13 @@ public final class MQTTUplink: EventSink, DaemonAttachment, @unchecked Sendable 
       let id = o["id"]
       let name = o["cmd"]?.stringValue
       guard let id, let key = Self.key(id) else {
+        // An id beyond a double (1e999) is no id, and is not echoed: it would be written as null.
+        var echoed = id
+        if case .number(let d)? = id, !d.isFinite { echoed = nil }
         reply(
           WireError(
-            .badArgument, "commands over MQTT need an \"id\" (a string or a number)",
-            command: name, id: id
+            .badArgument, "commands over MQTT need an \"id\" (a string or a finite number)",
+            command: name, id: echoed
           ).object)
         return
       }
@@ -549,7 +552,7 @@ public final class MQTTUplink: EventSink, DaemonAttachment, @unchecked Sendable 
   static func key(_ id: JSONValue) -> String? {
     switch id {
     case .string(let s): "s" + s
-    case .number(let d): "n" + JSONWriter.string(.number(d))
+    case .number(let d) where d.isFinite: "n" + JSONWriter.string(.number(d))
     default: nil
     }
   }

@@ -436,6 +436,7 @@ struct FleetCommandTests {
       #"{"cmd":"fly","id":"u1"}"#,
       #"{"cmd":"status","id":"old","notAfter":"2001-01-01T00:00:00Z"}"#,
       #"{"cmd":"select","routeIndex":7,"id":"s7"}"#,
+      #"{"cmd":"status","id":1e999}"#,
     ]
     for m in messages {
       try publish(
@@ -447,7 +448,7 @@ struct FleetCommandTests {
     try publish(
       broker, user: "console", password: "pw-console", topic: "stepwise/veh1/command",
       message: #"{"cmd":"status","id":"last"}"#)
-    #expect(waitUntil(timeout: 15) { Self.replies(sub).count >= 7 })
+    #expect(waitUntil(timeout: 15) { Self.replies(sub).count >= 8 })
     // Each reply names its command's id; their order is not promised (an id-less or stale
     // command is answered at once, the rest after the daemon carried them out).
     let codes = Self.replies(sub).map { r in
@@ -455,9 +456,13 @@ struct FleetCommandTests {
     }
     #expect(
       codes.sorted() == [
-        "- ERROR badArgument", "- ERROR badJSON", "- ERROR documentTooLarge", "last REPLY ",
-        "old ERROR expired", "s7 ERROR noSuchRoute", "u1 ERROR unknownCommand",
+        "- ERROR badArgument", "- ERROR badArgument", "- ERROR badJSON",
+        "- ERROR documentTooLarge", "last REPLY ", "old ERROR expired", "s7 ERROR noSuchRoute",
+        "u1 ERROR unknownCommand",
       ], "\(vehicle.stderr)")
+    // An id beyond a double (1e999) is not echoed as null: no reply carries an id it could not
+    // write.
+    #expect(!Self.replies(sub).contains { $0["id"] == .null })
     // Guidance went on.
     #expect(vehicle.isRunning)
   }
