@@ -34,6 +34,26 @@ public struct OutageScore: Sendable {
   }
 
   public var prompts: [Prompt] = []
+
+  /// A final prompt from an estimate said far out: the vehicle was `away` metres from its
+  /// maneuver, where the drive without the outage says it at `withoutOutage` metres.
+  public struct FarFinal: Sendable, Equatable {
+    public var id: String
+    public var away: Double
+    public var withoutOutage: Double
+  }
+
+  /// Final prompts from estimates said far out.
+  ///
+  /// The vehicle was over twice as far from the maneuver as the same prompt is said without the
+  /// outage, and over ``farFinalMargin`` metres farther: the estimate ran ahead of a vehicle
+  /// that slowed or stopped in the dark, or was timed for one that may have sped up. Issue #35's
+  /// bar times prompts at steady speed only; drivers complain of these ("turn right" with side
+  /// streets before the turn), so the lab counts them apart.
+  public var farFinals: [FarFinal] = []
+  public static let farFinalMargin = 50.0
+  /// Final prompts from estimates, far out or not.
+  public var finals = 0
   /// The smallest lead of any maneuver's final prompt, seconds (`nil`: no maneuver reached).
   public var leadMinimum: Double?
   /// Maneuvers reached without a prompt at least `leadRequired` seconds before.
@@ -127,8 +147,12 @@ public struct OutageScore: Sendable {
 
     // Prompts from estimates, against the same prompts without the outage.
     var plainTimes: [String: Double] = [:]
+    var plainDistances: [String: Double] = [:]
     for e in without {
-      if let a = e.announcement, plainTimes[a.id] == nil { plainTimes[a.id] = e.time }
+      if let a = e.announcement, plainTimes[a.id] == nil {
+        plainTimes[a.id] = e.time
+        plainDistances[a.id] = a.distance
+      }
     }
     for e in events where e.estimated {
       guard let a = e.announcement, [.prepare, .approach, .now].contains(a.kind) else { continue }
@@ -142,6 +166,15 @@ public struct OutageScore: Sendable {
       var carried: Double?
       if moving, let b = before, let c = carry(e.time), let t = alongAt(e.time) {
         carried = (c - t) / b.speed
+      }
+      if a.kind == .now {
+        finals += 1
+        if let plain = plainDistances[a.id], let t = alongAt(e.time),
+          geometry.stepEnd[a.step] - t > max(2 * plain, plain + Self.farFinalMargin)
+        {
+          farFinals.append(
+            FarFinal(id: a.id, away: geometry.stepEnd[a.step] - t, withoutOutage: plain))
+        }
       }
       prompts.append(
         Prompt(

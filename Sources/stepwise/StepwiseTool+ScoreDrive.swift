@@ -33,8 +33,11 @@ extension StepwiseTool {
     longer than the longest length (and 5 s) is beyond that range: it is listed apart, as
     "joined", and not counted. A cut whose every miss a vehicle carried on at its last fix's
     speed shares (it stood, or changed speed in the dark) is marked "beyond a carried speed" and
-    counted apart in the summary. Prints a summary line and each cut that falls short; exits 1
-    when any counted one does.
+    counted apart in the summary. The summary also counts, not as short, the final prompts made
+    from an estimate while the vehicle was over twice as far from the maneuver as the drive
+    without the outage says them (and over 50 m farther): the estimate ran ahead of a vehicle
+    that slowed or stopped in the dark, or was timed for one that may have sped up. Prints a
+    summary line and each cut that falls short; exits 1 when any counted one does.
     """
 
   /// 2026-11-30T09:00:00Z: where the relative seconds of a CSV track start.
@@ -102,7 +105,9 @@ extension StepwiseTool {
         + "speed, worst \(NMEAWriter.fixed(counted.worstShift, 1)) s off the schedule; "
         + "\(counted.returns) returns at steady speed, worst "
         + "\(NMEAWriter.fixed(100 * counted.worstReturn, 1)) % of the distance blind; "
-        + "largest backward step \(NMEAWriter.fixed(counted.worstJump, 1)) m")
+        + "largest backward step \(NMEAWriter.fixed(counted.worstJump, 1)) m; "
+        + "\(counted.farFinals) of \(counted.finals) final prompts from estimates said over "
+        + "twice as far out as without the outage (not counted as short)")
     return counted.short == 0 ? 0 : 1
   }
 
@@ -117,6 +122,9 @@ extension StepwiseTool {
     var returns = 0
     var worstReturn = 0.0
     var worstJump = 0.0
+    /// Final prompts from estimates, and those said far out (``OutageScore/farFinals``).
+    var finals = 0
+    var farFinals = 0
 
     /// Adds the cut scored `s`; returns what it misses of the bar (empty: nothing).
     mutating func add(_ s: OutageScore) -> [String] {
@@ -137,6 +145,8 @@ extension StepwiseTool {
       misses += engine
       carried = carried && engine.isEmpty
       worstJump = max(worstJump, s.backwardJump)
+      finals += s.finals
+      farFinals += s.farFinals.count
       if let e = s.returnError, s.steady, !s.held, s.blindDistance > 0 {
         returns += 1
         worstReturn = max(worstReturn, e / s.blindDistance)

@@ -186,4 +186,40 @@ import Testing
     let told = try score(stops: [(4000, 40)], outage: outage)
     #expect(told.unprompted.isEmpty, "\(told.unprompted)")
   }
+
+  /// A final prompt made from an estimate while the vehicle stands at a light 150 m before the
+  /// turn is counted as said far out; the same outage on the same drive without the stop makes
+  /// none.
+  @Test func aFinalPromptSaidWhileTheVehicleStandsFarBackIsCountedFarOut() throws {
+    let scenario = try Scenario(directory: Self.marais)
+    let route = try scenario.document.route(at: scenario.routeIndex)
+    // The first turn at least 400 m into the drive, its end in metres along the route.
+    var ends: [Double] = []
+    for step in route.steps { ends.append((ends.last ?? 0) + step.distance) }
+    let k = try #require(ends.indices.first { $0 > 0 && ends[$0] >= 400 })
+    func score(stop: Bool) throws -> OutageScore {
+      var o = DriveOptions()
+      o.noise = 3
+      o.seed = 11
+      o.tunnels = false
+      if stop { o.stops = [Stop(at: ends[k] - 150, duration: 40)] }
+      let truth = DriveSimulator.drive(route, options: o).truth
+      // Fixes lost 250 m before the turn, for 45 s.
+      let lost = try #require(truth.first { $0.distanceAlong >= ends[k] - 250 }).time - o.start
+      return try OutageScore(
+        document: scenario.document, routeIndex: scenario.routeIndex,
+        phrasing: Phrasebook(language: .en), options: o, outage: lost...(lost + 45))
+    }
+    let stood = try score(stop: true)
+    #expect(stood.finals > 0)
+    // The estimate carries on at the speed the vehicle had: it says the turn's final prompt, or
+    // passes it and says the next one's (157 m on), with the vehicle 150 m before the turn.
+    let named = [k, k + 1].map { "r0.s\($0).now" }
+    #expect(
+      stood.farFinals.contains { named.contains($0.id) && $0.away >= 150 },
+      "\(stood.farFinals)")
+    let drove = try score(stop: false)
+    #expect(drove.finals > 0)
+    #expect(drove.farFinals.isEmpty, "\(drove.farFinals)")
+  }
 }
