@@ -169,11 +169,11 @@ public struct OutageScore: Sendable {
       }
       if a.kind == .now {
         finals += 1
-        if let plain = plainDistances[a.id], let t = alongAt(e.time),
-          geometry.stepEnd[a.step] - t > max(2 * plain, plain + Self.farFinalMargin)
-        {
-          farFinals.append(
-            FarFinal(id: a.id, away: geometry.stepEnd[a.step] - t, withoutOutage: plain))
+        if let plain = plainDistances[a.id], let t = alongAt(e.time) {
+          let away = geometry.stepEnd[a.step] - t
+          if away > max(2 * plain, plain + Self.farFinalMargin) {
+            farFinals.append(FarFinal(id: a.id, away: away, withoutOutage: plain))
+          }
         }
       }
       prompts.append(
