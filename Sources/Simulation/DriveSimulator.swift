@@ -463,6 +463,9 @@ struct Path {
     return stepEnds.last?.mode ?? .automobile
   }
 
+  /// Metres before and after a vertex over which its change of direction is taken.
+  static let cornerReach = 8.0
+
   init(route: Route, cornerCut: Double = 0) {
     var pts: [Coordinate] = []
     var ends: [Int] = []
@@ -479,11 +482,14 @@ struct Path {
     let cum = line.cumulative
     pts = line.points
     var turns: [(Double, Double)] = []
-    // Every vertex with a real change of direction slows the vehicle, not only maneuvers.
+    // Every vertex with a real change of direction slows the vehicle, not only maneuvers. The
+    // change is taken from 8 m before the vertex to 8 m after it, so a corner drawn as two or
+    // three vertices a few metres apart slows it as one turn of their sum, as a driver takes it.
     for i in 1..<(pts.count - 1) {
-      let a = pts[i - 1].bearing(to: pts[i])
-      let b = pts[i].bearing(to: pts[i + 1])
-      let angle = bearingDifference(a, b)
+      let a = line.bearing(at: max(0, cum[i] - Self.cornerReach))
+      let b = line.bearing(at: min(line.length, cum[i] + Self.cornerReach))
+      let vertex = bearingDifference(pts[i - 1].bearing(to: pts[i]), pts[i].bearing(to: pts[i + 1]))
+      let angle = max(vertex, bearingDifference(a, b))
       if angle > 30 { turns.append((cum[i], angle)) }
     }
     self.turns = turns
