@@ -175,6 +175,11 @@ public struct CommandRequest: Sendable, Equatable {
           "\"document\" must be a route document object, not "
             + article(document.typeName))
       }
+      // The document goes on as JSON text: a number too large for a double (1e999) would be
+      // written as null there, and an optional member so made would pass as left out.
+      if let path = nonFinite(document, at: "document") {
+        throw fail(.badArgument, "\(path) is a number out of range")
+      }
       command = .load(document: document, routeIndex: try index("routeIndex", required: false) ?? 0)
     case "cancel":
       command = .cancel
@@ -216,6 +221,24 @@ public struct CommandRequest: Sendable, Equatable {
 
   /// The command as one line, without the line end.
   public var line: String { JSONWriter.string(.object(object)) }
+
+  /// The path of the first number in `value` that is not a finite double, if any.
+  private static func nonFinite(_ value: JSONValue, at path: String) -> String? {
+    switch value {
+    case .number(let d): return d.isFinite ? nil : path
+    case .array(let a):
+      for (i, v) in a.enumerated() {
+        if let p = nonFinite(v, at: "\(path)[\(i)]") { return p }
+      }
+      return nil
+    case .object(let o):
+      for m in o.members {
+        if let p = nonFinite(m.value, at: "\(path).\(m.key)") { return p }
+      }
+      return nil
+    default: return nil
+    }
+  }
 
   private static func article(_ typeName: String) -> String {
     (typeName == "array" || typeName == "object" ? "an " : "a ") + typeName

@@ -130,4 +130,34 @@ import Wire
     let large = try CommandRequest.parse(line: Array(#"{"cmd":"status","id":1e300}"#.utf8))
     #expect(large.id == .number(1e300))
   }
+
+  /// CommandFuzz, 2026-12-05: a `load` whose document holds `5e555`, beyond a double.
+  ///
+  /// The document goes on to the route reader as JSON text, where such a number is written as
+  /// null, and an optional member so made would pass as left out. Such a document is now
+  /// refused with `badArgument`, naming where the number is.
+  @Test func aLoadWhoseDocumentHoldsANumberBeyondADoubleIsRefused() throws {
+    var framer = LineFramer(maximumLength: 4096)
+    var refused: [WireError] = []
+    let input = try Self.bytes("command-load-document-number-beyond-a-double.txt")
+    for case .line(let line) in framer.feed(input) {
+      do {
+        _ = try CommandRequest.parse(line: line)
+      } catch {
+        refused.append(error)
+      }
+    }
+    let first = try #require(refused.first)
+    #expect(first.code == .badArgument)
+    #expect(first.message == "document.d444Orbrrrrrex is a number out of range", "\(first)")
+    let nested = Array(
+      #"{"cmd":"load","document":{"routes":[{"distance":-1e999}]},"id":3}"#.utf8)
+    #expect(throws: WireError.self) { try CommandRequest.parse(line: nested) }
+    do {
+      _ = try CommandRequest.parse(line: nested)
+    } catch {
+      #expect(error.message == "document.routes[0].distance is a number out of range")
+      #expect(error.id == .number(3))
+    }
+  }
 }
