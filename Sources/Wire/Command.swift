@@ -177,8 +177,8 @@ public struct CommandRequest: Sendable, Equatable {
       }
       // The document goes on as JSON text: a number too large for a double (1e999) would be
       // written as null there, and an optional member so made would pass as left out.
-      if let path = nonFinite(document, at: "document") {
-        throw fail(.badArgument, "\(path) is a number out of range")
+      if let path = nonFinite(document) {
+        throw fail(.badArgument, "document\(path) is a number out of range")
       }
       command = .load(document: document, routeIndex: try index("routeIndex", required: false) ?? 0)
     case "cancel":
@@ -222,18 +222,19 @@ public struct CommandRequest: Sendable, Equatable {
   /// The command as one line, without the line end.
   public var line: String { JSONWriter.string(.object(object)) }
 
-  /// The path of the first number in `value` that is not a finite double, if any.
-  private static func nonFinite(_ value: JSONValue, at path: String) -> String? {
+  /// The path below `value` (`""` for itself, `.routes[0].distance`) of its first number that
+  /// is not a finite double, if any; the path is only spelled out for the one found.
+  private static func nonFinite(_ value: JSONValue) -> String? {
     switch value {
-    case .number(let d): return d.isFinite ? nil : path
+    case .number(let d): return d.isFinite ? nil : ""
     case .array(let a):
       for (i, v) in a.enumerated() {
-        if let p = nonFinite(v, at: "\(path)[\(i)]") { return p }
+        if let p = nonFinite(v) { return "[\(i)]" + p }
       }
       return nil
     case .object(let o):
       for m in o.members {
-        if let p = nonFinite(m.value, at: "\(path).\(m.key)") { return p }
+        if let p = nonFinite(m.value) { return "." + m.key + p }
       }
       return nil
     default: return nil
