@@ -264,6 +264,33 @@ import Testing
     }
   }
 
+  /// An estimate waiting at the route's end, the vehicle short of it when its fixes return
+  /// (a live gpsd back after a restart, seen in CI): the fixes make the arrival, whether they
+  /// find it standing there or still rolling up to it.
+  @Test func fixesThatComeBackShortOfAnEstimateWaitingAtTheEndArrive() throws {
+    for rolling in [false, true] {
+      var s = try Self.session()
+      _ = Self.drive(&s, until: 60)
+      var blind: [NavigationEvent] = []
+      for t in 61...200 { blind += s.ingest(.noFix(time: Self.t0 + Double(t))) }
+      let waiting = try #require(blind.last { $0.progressValue != nil }?.progressValue)
+      #expect(abs(waiting.distanceAlong - Self.geometry.length) < 0.01)
+      #expect(!blind.contains { if case .arrived = $0.kind { true } else { false } })
+      var back: [NavigationEvent] = []
+      for k in 0..<10 {
+        let s0 =
+          rolling
+          ? min(Self.geometry.length - 4, Self.geometry.length - 40 + 5 * Double(k))
+          : Self.geometry.length - 4
+        let v = rolling && s0 < Self.geometry.length - 4 ? 5.0 : 0
+        back += s.ingest(Self.fix(at: s0, time: 201 + Double(k), speed: v))
+      }
+      #expect(
+        back.contains { if case .arrived = $0.kind { true } else { false } }, "rolling: \(rolling)")
+      #expect(!back.contains { if case .offRoute = $0.kind { true } else { false } })
+    }
+  }
+
   @Test func theEstimatesAreTheSameWhateverTheEdgeCallsAndWhen() throws {
     // No-fix epochs every second, a live engine's ticks every 0.3 s, and a replay's one
     // silence: the same events, at the same times, once the fixes are back.
