@@ -91,19 +91,24 @@ extension NavigationSession {
     // After a gap, a vehicle slow when the fixes stopped may have driven off at the route's speed
     // any time since: the window reaches that far, and the prediction is that uncertain.
     let reach = dt > configuration.gpsLostAfter ? max(carried ?? 0, plannedSpeed) : carried ?? 0
-    let w = window(dt: dt, speed: reach, accuracy: accuracy)
+    // The matched position is where the vehicle was at its last match, which fixes put beside
+    // the route since (off-route evidence, a glitch as the first fix after a gap) did not
+    // move: it has gone on for all that time, not only since the last fix.
+    let span =
+      position.matchTime.map { min(configuration.longestGap, max(dt, fix.time - $0)) } ?? dt
+    let w = window(dt: span, speed: reach, accuracy: accuracy)
     // One that comes back slower than it was carried slowed at some moment in the dark: it is
     // anywhere between the distances at the two speeds, expected halfway.
     let slowed = max(0, (carried ?? speed) - speed) / 2
     let query = MatchQuery(
       point: point, course: matchCourse,
       window: (distanceAlong - w.back)...(distanceAlong + w.ahead),
-      predicted: distanceAlong + ((carried ?? 0) - slowed) * dt,
+      predicted: distanceAlong + ((carried ?? 0) - slowed) * span,
       sigmaLateral: max(configuration.minimumLateralSigma, accuracy),
       sigmaAlong: carried == nil
         ? .infinity
-        : configuration.alongSigma + configuration.alongSigmaTravel * reach * dt + accuracy
-          + slowed * dt)
+        : configuration.alongSigma + configuration.alongSigmaTravel * reach * span + accuracy
+          + slowed * span)
     var best = matcher.match(
       query, hint: position.segment, course: course, along: configuration.rejoinHeadingDegrees)
     deviation.shortcut.note(point, time: fix.time, span: configuration.movementSeconds)
@@ -127,14 +132,16 @@ extension NavigationSession {
     let holding = fix.quality == .deadReckoning || standing || beforeStart
     // Around a maneuver a wrong turn must be caught quickly, so the distance is smaller there
     // (as Mapbox halves its radius near intersections); it still scales with the accuracy.
-    let nearest = min(
-      abs(geometry.stepEnd[currentStep] - distanceAlong),
-      abs(geometry.stepEnd[currentStep - 1] - distanceAlong))
+    // Not around the start, though: the departure is no turn to miss, and a vehicle there is
+    // often still pulling out of a car park or a drive beside the route.
+    let ahead = abs(geometry.stepEnd[currentStep] - distanceAlong)
+    let nearest = min(ahead, abs(geometry.stepEnd[currentStep - 1] - distanceAlong))
+    let nearestTurn = currentStep > 1 ? nearest : ahead
     // … for a vehicle at speed: one creeping, well below the slowest speed its mode's
     // announcements assume (turning round, in a car park), covers few metres in the time the
     // usual distance takes, and strays farther as it manoeuvres. (Asked only near a maneuver.)
     let limit =
-      nearest < configuration.maneuverZone
+      nearestTurn < configuration.maneuverZone
         && !(speed
           < configuration.limits(for: route.steps[currentStep].transportType).minimumSpeed / 2)
       ? max(
