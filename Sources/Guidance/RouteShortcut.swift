@@ -19,8 +19,8 @@ import Routes
 /// moved over the last `movementDistance` metres (within `movementSeconds`).
 ///
 /// Nothing of this runs while the match in the window fits the fix; it never reaches past a
-/// waypoint (a place to be visited) nor farther than `shortcutReach`, so an out-and-back route
-/// turned round early is still a wrong way.
+/// waypoint or a change of mode (places to be visited) nor farther than `shortcutReach`, so an
+/// out-and-back route turned round early is still a wrong way.
 struct RouteShortcut: Sendable {
   private var recent = SampleRing<Coordinate>()
   private var evidence = Streak()
@@ -87,11 +87,15 @@ struct RouteShortcut: Sendable {
       found.cost
         < (best.map { candidateCost($0, course: course, accuracy: accuracy, c, g) } ?? .infinity)
     else { return nil }
-    // It must skip a maneuver (a cut, not a step forward in the window) and no waypoint.
+    // It must skip a maneuver (a cut, not a step forward in the window), and no place to be
+    // visited: a waypoint, or where the mode changes (the car waits in its car park; a walker
+    // there is matched beside the way the car will leave it).
     let to = g.step(containing: found.s, from: step)
-    guard to > step, !steps[step..<to].contains(where: { $0.waypoint != nil }) else {
-      return nil
-    }
+    guard to > step,
+      !(step..<to).contains(where: {
+        steps[$0].waypoint != nil || steps[$0].transportType != steps[$0 + 1].transportType
+      })
+    else { return nil }
     return found
   }
 

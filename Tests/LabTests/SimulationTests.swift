@@ -105,6 +105,9 @@ import Testing
     // around the position before the gap, as if the vehicle had stood since.
     ("041-marais-city-everything", 150_502),
     ("040-liechtenstein-glitches-and-gaps", 71_311),
+    // A walker nearing the car park matched onto the way the car will leave it, 105 m on: the
+    // car park and the first turn by car skipped, never announced.
+    ("005-walk-then-drive", 31_688),
   ]
 
   @Test(arguments: brokenSeeds.indices)
