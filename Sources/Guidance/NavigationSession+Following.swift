@@ -134,9 +134,9 @@ extension NavigationSession {
     // (as Mapbox halves its radius near intersections); it still scales with the accuracy.
     // Not around the start, though: the departure is no turn to miss, and a vehicle there is
     // often still pulling out of a car park or a drive beside the route.
-    let ahead = abs(geometry.stepEnd[currentStep] - distanceAlong)
-    let nearest = min(ahead, abs(geometry.stepEnd[currentStep - 1] - distanceAlong))
-    let nearestTurn = currentStep > 1 ? nearest : ahead
+    let toNext = abs(geometry.stepEnd[currentStep] - distanceAlong)
+    let nearest = min(toNext, abs(geometry.stepEnd[currentStep - 1] - distanceAlong))
+    let nearestTurn = currentStep > 1 ? nearest : toNext
     // … for a vehicle at speed: one creeping, well below the slowest speed its mode's
     // announcements assume (turning round, in a car park), covers few metres in the time the
     // usual distance takes, and strays farther as it manoeuvres. (Asked only near a maneuver.)
