@@ -62,6 +62,24 @@ public func bearingDifference(_ a: Double, _ b: Double) -> Double {
   return d > 180 ? 360 - d : d
 }
 
+/// The circular mean of `bearings` (degrees, 0 ..< 360), or `nil` when there are none or they
+/// cancel out.
+public func meanBearing(_ bearings: some Sequence<Double>) -> Double? {
+  var east = 0.0
+  var north = 0.0
+  for b in bearings {
+    east += sin(radians(b))
+    north += cos(radians(b))
+  }
+  guard east != 0 || north != 0 else { return nil }
+  return normalizedBearing(degrees(atan2(east, north)))
+}
+
+/// The part of `speed` on `course` made along `bearing` (negative: against it).
+public func speed(_ speed: Double, course: Double, along bearing: Double) -> Double {
+  speed * cos(radians(bearingDifference(course, bearing)))
+}
+
 extension Coordinate {
   /// Great-circle distance to another coordinate, in metres (haversine formula).
   public func distance(to other: Coordinate) -> Double {

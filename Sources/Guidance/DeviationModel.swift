@@ -87,11 +87,15 @@ struct DeviationModel: Sendable {
   ///   (a vehicle missing the turn keeps it), and it is within `cornerAllowance` of the chords
   ///   beyond the offset its fixes kept before more than their `accuracy` explains (a bias);
   /// - or it moves along the route at a steady offset (receiver bias): its course follows the
-  ///   route, its distance is not growing, and it is within `maximumBias`, plus the accuracy
-  ///   beyond the floor (at 18 m the off-route distance would pass `maximumBias`).
+  ///   route, it is within `maximumBias`, plus the accuracy beyond the floor (at 18 m the
+  ///   off-route distance would pass `maximumBias`), and its distance is not growing the way a
+  ///   vehicle's leaving would: by `deviationGrowth` in `deviationGrowthSeconds`, with a course
+  ///   that took it at least `deviationCourseShare` of that away from the route at `speed`. Fixes drifting
+  ///   away while the vehicle's course stays with the road are the receiver's (a canyon's
+  ///   reflections changing, an offset fix leaving the inside of a bend), not the vehicle's.
   func isBias(
-    lateral: Double, course: Double?, match: MatchCandidate, time: Double, accuracy: Double,
-    nearManeuver: Bool = false
+    lateral: Double, point: Coordinate, course: Double?, match: MatchCandidate, time: Double,
+    accuracy: Double, speed: Double, nearManeuver: Bool = false
   ) -> Bool {
     let c = configuration
     guard let course, lateral <= c.maximumBias + max(0, accuracy - c.accuracyFloor) else {
@@ -106,8 +110,23 @@ struct DeviationModel: Sendable {
       return true
     }
     let before = laterals.window.last { $0.time <= time - c.deviationGrowthSeconds }
-    if let b = before, lateral - b.value >= c.deviationGrowth { return false }
+    if let b = before, lateral - b.value >= c.deviationGrowth,
+      away(from: match, point: point, course: course, speed: speed) * (time - b.time)
+        >= (lateral - b.value) * c.deviationCourseShare
+    {
+      return false
+    }
     return true
+  }
+
+  /// The speed (m/s) at which the recent courses (their mean, `course` when none is kept)
+  /// carry a vehicle at `speed` away from `match`, where the route is nearest to `point`.
+  private func away(from match: MatchCandidate, point: Coordinate, course: Double, speed v: Double)
+    -> Double
+  {
+    let mean = meanBearing(courses.window.lazy.map(\.value)) ?? course
+    let matched = geometry.coordinate(at: match.s, hint: match.segment)
+    return speed(v, course: mean, along: planarBearing(from: matched, to: point))
   }
 
   mutating func noteLateral(_ lateral: Double, time: Double) {

@@ -56,8 +56,8 @@ extension NavigationSession {
         $0.lateral <= threshold * configuration.onRouteHysteresis
           || ($0.s > 0
             && deviation.isBias(
-              lateral: $0.lateral, course: course, match: $0, time: fix.time,
-              accuracy: fixes.accuracy))
+              lateral: $0.lateral, point: point, course: course, match: $0, time: fix.time,
+              accuracy: fixes.accuracy, speed: speed))
       } ?? false
     guard detector.observeReturn(close: close), let c = best else { return }
     rejoin(at: c, time: fix.time, reacquiring: reacquiring)
@@ -81,6 +81,24 @@ extension NavigationSession {
       )
     }
     return (c.windowBehind + c.windowAccuracyBehind * accuracy, ahead)
+  }
+
+  /// Where a vehicle found again where it stood is on the route: where it stood.
+  ///
+  /// A fix between two passes of the route (the way back of an out-and-back, a loop) may lie
+  /// nearer the later one; nothing says the vehicle went round meanwhile, and it must pass the
+  /// earlier one first. Asked when it stood as the fixes stopped. `nil` when the fix is not
+  /// where the vehicle stood (within `threshold` of its match), or not beside the route there.
+  private func stoodWhereItWas(_ query: MatchQuery, point: Coordinate, threshold: Double)
+    -> MatchCandidate?
+  {
+    let stood = geometry.coordinate(at: distanceAlong, hint: position.segment)
+    guard !point.distance(to: stood, exceeds: threshold) else { return nil }
+    var here = query
+    here.window = query.window.lowerBound...max(query.window.lowerBound, distanceAlong + threshold)
+    return matcher.match(here, hint: position.segment).flatMap {
+      $0.lateral <= threshold ? $0 : nil
+    }
   }
 
   mutating func followOnRoute(
@@ -111,6 +129,11 @@ extension NavigationSession {
           + slowed * span)
     var best = matcher.match(
       query, hint: position.segment, course: course, along: configuration.rejoinHeadingDegrees)
+    if carried == nil, dt > configuration.gpsLostAfter,
+      let here = stoodWhereItWas(query, point: point, threshold: threshold)
+    {
+      best = here
+    }
     deviation.shortcut.note(point, time: fix.time, span: configuration.movementSeconds)
     let found = deviation.shortcut.candidate(
       best: best, from: distanceAlong, hint: position.segment, step: currentStep, point: point,
@@ -154,8 +177,9 @@ extension NavigationSession {
       lateral > limit
       && best.map {
         deviation.isBias(
-          lateral: lateral, course: course, match: $0, time: fix.time, accuracy: accuracy,
-          nearManeuver: nearest <= configuration.chordZone)
+          lateral: lateral, point: point, course: course, match: $0, time: fix.time,
+          accuracy: accuracy,
+          speed: speed, nearManeuver: nearest <= configuration.chordZone)
       } == true
     let away = lateral > limit && !biased
     let against =
@@ -234,8 +258,8 @@ extension NavigationSession {
         ($0.lateral <= threshold * cf.onRouteHysteresis
           || ($0.lateral <= threshold
             && deviation.isBias(
-              lateral: $0.lateral, course: course, match: $0, time: fix.time,
-              accuracy: accuracy)))
+              lateral: $0.lateral, point: point, course: course, match: $0, time: fix.time,
+              accuracy: accuracy, speed: speed)))
           && ($0.headingError ?? 0) < cf.rejoinHeadingDegrees
       } ?? false
     guard detector.observeReturn(close: close), let c = best else { return }

@@ -1,4 +1,5 @@
 import GuidanceSettings
+
 /// Why guidance says the vehicle has left its route.
 public enum OffRouteReason: String, Sendable, Hashable, CaseIterable {
   /// Its fixes lay beyond the off-route distance.

@@ -116,6 +116,48 @@ import Testing
     }
   }
 
+  /// Fixes 14 m/s up the first leg of `coarse` (north), `offset(i)` metres east of it, the
+  /// course `course(i)`, an accuracy of 5 m.
+  static func drifting(offset: (Int) -> Double, course: (Int) -> Double) -> [Fix] {
+    let start = coarse.routes[0].steps[0].polyline[0]
+    return (0..<24).map { i in
+      var f = Fix(
+        time: 100 + Double(i),
+        coordinate: start.destination(distance: 14 * Double(i), bearing: 0).destination(
+          distance: offset(i), bearing: 90),
+        speed: 14, course: course(i))
+      f.horizontalAccuracy = 5
+      return f
+    }
+  }
+
+  /// The offset of fixes drifting from 10 to 40 m beside the road at 5 m/s from the eighth.
+  static func drift(_ i: Int) -> Double { min(40, 10 + 5 * Double(max(0, i - 8))) }
+
+  @Test func fixesDriftingOffWhileTheCourseKeepsToTheRoadAreNoDeparture() throws {
+    // A canyon's reflections changing: 15 m in 3 s beside the road, the course (the receiver's
+    // Doppler, not its position) straight up it.
+    let events = try runSession(
+      Self.coarse, fixes: Self.drifting(offset: Self.drift, course: { _ in 0 }))
+    #expect(!events.contains { $0.isOffRoute })
+    let along = try #require(
+      events.compactMap { e -> Double? in
+        if case .progress(let p) = e.kind { return p.distanceAlong }
+        return nil
+      }.last)
+    #expect(along > 14 * 23 - 30, "progress kept up: \(along)")
+  }
+
+  @Test func fixesDriftingOffWithTheCourseThatWayAreADeparture() throws {
+    // The same positions, the course 21° off the road while they move away (5 m/s sideways at
+    // 14 m/s): a vehicle leaving.
+    let events = try runSession(
+      Self.coarse,
+      fixes: Self.drifting(
+        offset: Self.drift, course: { Self.drift($0 + 1) > Self.drift($0) ? 21 : 0 }))
+    #expect(events.contains { $0.isOffRoute })
+  }
+
   @Test func aWrongTurnInACanyonIsStillReported() throws {
     for seed: UInt64 in 1...4 {
       var o = Self.town(seed: seed, noise: 3)

@@ -108,6 +108,13 @@ import Testing
     // A walker nearing the car park matched onto the way the car will leave it, 105 m on: the
     // car park and the first turn by car skipped, never announced.
     ("005-walk-then-drive", 31_688),
+    // A false off-route in a canyon 35 m beside the road: the fixes drifted 15 → 36 m off in
+    // 3 s while their course kept to the road, taken for a vehicle leaving it.
+    ("036-liechtenstein-canyons-hdop1.5", 261_363),
+    // A false off-route after 21 minutes parked: the first fix back, nearer the way back 8 m
+    // beside the spot than the way out where the car stood, matched 900 m on; driving off
+    // towards the U-turn was then the wrong way.
+    ("066-vaduz-parked-beside-the-way-back", 198_041),
   ]
 
   @Test(arguments: brokenSeeds.indices)
@@ -144,7 +151,8 @@ import Testing
     for f in drive.fixes { events += session.ingest(f) }
     var doc = scenario.document
     doc.routes = [route]
-    try GuidanceProperties.checkAnnouncementsBeforeManeuvers(doc, drive, events)
+    try GuidanceProperties.checkAnnouncementsBeforeManeuvers(
+      doc, drive, events, in: " in \(directory)")
     #expect(GuidanceProperties.duplicateIDs(events).isEmpty, "in \(directory)")
     let arrival = events.first {
       if case .arrived = $0.kind { return true }

@@ -26,7 +26,7 @@ public enum GuidanceProperties {
   /// Every maneuver's final announcement came before the vehicle reached the maneuver point.
   public static func checkAnnouncementsBeforeManeuvers(
     _ doc: RouteDocument, _ drive: SimulatedDrive, _ events: [NavigationEvent],
-    sourceLocation: SourceLocation = #_sourceLocation
+    in context: String = "", sourceLocation: SourceLocation = #_sourceLocation
   ) throws {
     let session = try NavigationSession(document: doc, phrasing: Phrasebook())
     let g = session.geometry
@@ -53,12 +53,12 @@ public enum GuidanceProperties {
         continue
       }
       #expect(
-        last != nil, "maneuver \(m) (\(steps[m].instructions)) was never announced",
+        last != nil, "maneuver \(m) (\(steps[m].instructions)) was never announced\(context)",
         sourceLocation: sourceLocation)
       if let last {
         #expect(
           last < reached,
-          "maneuver \(m): final announcement at \(last - drive.truth[0].time) s, reached at \(reached - drive.truth[0].time) s",
+          "maneuver \(m): final announcement at \(last - drive.truth[0].time) s, reached at \(reached - drive.truth[0].time) s\(context)",
           sourceLocation: sourceLocation)
       }
     }
