@@ -119,6 +119,18 @@ public protocol EventSink: AnyObject, Sendable {
   func finish()
 }
 
+/// Something that keeps the events it receives where a `kill -9` of the daemon cannot take them
+/// back: standard output once written (``StreamSink``), the fleet uplink's journal once on disk.
+///
+/// The daemon saves its progress only after every keeper kept the events published before the
+/// save, so a restart never resumes past an event that was not yet out: it says it again, with
+/// the same id, instead of losing it.
+public protocol EventKeeper: AnyObject, Sendable {
+  /// Calls `then`, on any thread, once every event received so far is kept; calls made one
+  /// after another run their `then` in that order.
+  func afterKept(_ then: @escaping @Sendable () -> Void)
+}
+
 /// How much of a publication's JSON line a sink reads.
 ///
 /// The publisher shares one encoded line among the sinks only when more than one read would

@@ -16,7 +16,7 @@ import Wire
 /// are dropped, and the first drop is reported once on stderr. Replays do not lose lines:
 /// their source calls ``waitForRoom(stop:)`` before producing more, which holds the replay,
 /// not the engine, and their sink is ``lossless``.
-public final class StreamSink: EventSink {
+public final class StreamSink: EventSink, EventKeeper {
   /// How events become lines.
   public enum Format: Sendable {
     /// One JSON object per line (`docs/events.md`).
@@ -53,6 +53,27 @@ public final class StreamSink: EventSink {
     /// The most events waiting since the writer last caught up.
     var backlogPeak = 0
     var backlogsReleased = 0
+    /// Events taken to be printed, and of those the ones written (or dropped, or lost to a
+    /// failure): what ``afterKept(_:)`` waits for.
+    var received = 0
+    var settled = 0
+    /// Calls waiting for the events received before them to be settled, oldest first.
+    var keptWaiters: [(upTo: Int, then: @Sendable () -> Void)] = []
+
+    /// `n` more events settled: the calls that waited for them, taken out in order.
+    mutating func settle(_ n: Int) -> [@Sendable () -> Void] {
+      settled += n
+      guard let last = keptWaiters.lastIndex(where: { $0.upTo <= settled }) else { return [] }
+      defer { keptWaiters.removeFirst(last + 1) }
+      return keptWaiters[...last].map(\.then)
+    }
+
+    /// Nothing left to write (the writer caught up, or it failed): every call that waits.
+    mutating func settleAll() -> [@Sendable () -> Void] {
+      settled = received
+      defer { keptWaiters.removeAll() }
+      return keptWaiters.map(\.then)
+    }
   }
 
   /// The most waiting events whose list is kept for reuse once empty; a longer one (after a
@@ -136,7 +157,10 @@ public final class StreamSink: EventSink {
   private func receive(_ publications: some Collection<Publication>) {
     let (start, firstDrop) = state.withLock { q -> (Bool, Bool) in
       guard !q.finished, q.failure == nil else { return (false, false) }
-      for p in publications where prints(p) { q.waiting.append(p) }
+      for p in publications where prints(p) {
+        q.waiting.append(p)
+        q.received += 1
+      }
       q.backlogPeak = max(q.backlogPeak, q.waiting.count + q.inFlight)
       var firstDrop = false
       let excess = q.waiting.count + q.inFlight - limit
@@ -145,6 +169,7 @@ public final class StreamSink: EventSink {
         q.waiting.removeFirst(n)
         if q.dropped == 0 { firstDrop = true }
         q.dropped += n
+        q.settled += n
       }
       guard !q.writing, !q.waiting.isEmpty else { return (false, firstDrop) }
       q.writing = true
@@ -218,6 +243,20 @@ public final class StreamSink: EventSink {
     }
   }
 
+  /// Calls `then` once every line received so far is written to the descriptor.
+  ///
+  /// After that a `kill -9` cannot take them back (lines dropped or lost to a write error
+  /// count as written: they are gone either way). At once when nothing waits; otherwise on the
+  /// writer's thread, in the order of the calls.
+  public func afterKept(_ then: @escaping @Sendable () -> Void) {
+    let now = state.withLock { q -> Bool in
+      guard q.writing, q.failure == nil else { return true }
+      q.keptWaiters.append((q.received, then))
+      return false
+    }
+    if now { then() }
+  }
+
   /// The writer's loop: takes everything waiting, encodes it and writes it in 64 KiB pieces,
   /// until nothing waits.
   private func drain() {
@@ -231,9 +270,11 @@ public final class StreamSink: EventSink {
     out.reserveCapacity(1 << 16 + 4096)
     while true {
       work.removeAll(keepingCapacity: true)
+      var kept: [@Sendable () -> Void] = []
       let waiters = state.withLock { q -> [CheckedContinuation<Void, Never>] in
         q.inFlight = 0
         guard !q.waiting.isEmpty, q.failure == nil else {
+          kept = q.settleAll()
           q.waiting.removeAll(keepingCapacity: q.waiting.capacity <= Self.keptListCapacity)
           if work.capacity <= Self.keptListCapacity { swap(&work, &q.spareWork) }
           swap(&out, &q.spareOut)
@@ -256,6 +297,7 @@ public final class StreamSink: EventSink {
       if work.isEmpty {
         state.change(wakingWhen: { $0.roomWaiter })
         for c in waiters { c.resume() }
+        for call in kept { call() }
         return
       }
       var error: SystemError?
@@ -271,19 +313,24 @@ public final class StreamSink: EventSink {
           done = 0
           state.change(wakingWhen: { q in
             q.inFlight -= written
+            kept = q.settle(written)
             return q.roomWaiter && q.waiting.count + q.inFlight <= limit / 2
           })
+          for call in kept { call() }
         }
       }
       if error == nil && !out.isEmpty {
         error = write(out)
         out.removeAll(keepingCapacity: true)
       }
+      let last = done
       state.change(wakingWhen: { q in
         if let error { q.failure = q.failure ?? error }
         q.inFlight = 0
+        kept = q.failure == nil ? q.settle(last) : q.settleAll()
         return q.roomWaiter && (q.waiting.count <= limit / 2 || q.failure != nil)
       })
+      for call in kept { call() }
     }
   }
 

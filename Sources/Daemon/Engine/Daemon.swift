@@ -91,7 +91,8 @@ public enum Daemon {
       let context = DaemonAttachmentContext(
         stateDirectory: extras.services?.store?.directory, commands: commands)
       for attachment in extras.attachments { publisher.add(try attachment.start(context)) }
-      services?.keepFirst(extras.attachments)
+      // Progress is saved only after standard output and the attachments kept what came before.
+      services?.keepFirst([output] + extras.attachments)
     } catch {
       commands?.stop()
       stopServer?()

@@ -10,21 +10,17 @@ import Wire
 /// ``start(_:)`` once the signal handlers are in place and the subscriber socket listens
 /// (before `READY=1`), adds the sink it returns to the publisher, and calls ``stop()`` after the
 /// last event, before exiting.
-public protocol DaemonAttachment: AnyObject, Sendable {
+public protocol DaemonAttachment: EventKeeper {
   /// Whether it takes commands (the daemon then keeps a command service even without a socket).
   var takesCommands: Bool { get }
   /// Starts; returns the sink for the events. A throw stops the daemon before guiding.
   func start(_ context: DaemonAttachmentContext) throws -> any EventSink
   /// Stops after the last event; may take a moment (bounded) to hand over what is queued.
   func stop() async
-  /// Calls `then`, on any thread, once every event received so far would survive the process
-  /// being killed (the uplink: written to its journal); calls made one after another run their
-  /// `then` in that order. The daemon saves its progress only then, so that a restart after
-  /// `kill -9` never resumes past an event the attachment had not kept. The default calls
-  /// `then` at once.
-  func afterKept(_ then: @escaping @Sendable () -> Void)
 }
 
+/// An attachment keeps what it receives as ``EventKeeper`` says (the uplink: written to its
+/// journal), or by default nothing beyond the process: `then` is called at once.
 extension DaemonAttachment {
   public func afterKept(_ then: @escaping @Sendable () -> Void) { then() }
 }

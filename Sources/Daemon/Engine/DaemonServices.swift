@@ -1,4 +1,5 @@
 import Dispatch
+public import Events
 import Glibc
 import Guidance
 import Matching
@@ -15,10 +16,10 @@ import Wire
 /// on a private serial queue, so a slow or full disk never holds up guidance. A failed write is
 /// logged once, then again only after a success.
 ///
-/// With attachments that keep events (``keepFirst(_:)``: the fleet uplink's journal), a write
-/// waits until they kept every event published before it: progress saved after an
-/// announcement never gets ahead of the journal that must send it, so a restart after
-/// `kill -9` says again what the journal had not kept instead of losing it for the fleet.
+/// With keepers of events (``keepFirst(_:)``: standard output, the fleet uplink's journal), a
+/// write waits until they kept every event published before it: progress saved after an
+/// announcement never gets ahead of the line that says it or of the journal that must send it,
+/// so a restart after `kill -9` says again what they had not kept instead of losing it.
 public final class DaemonServices: EngineObserver, @unchecked Sendable {
   // Invariant: `mutable` is only touched inside `lock`; `queue` serialises all file writes;
   // `waiting` counts the writes still waiting for the keepers (not yet on `queue`).
@@ -42,7 +43,7 @@ public final class DaemonServices: EngineObserver, @unchecked Sendable {
     var waitingForGPSD = false
     /// The fingerprint of the route being saved, computed once per route.
     var fingerprint: (index: Int, value: String)?
-    var keepers: [any DaemonAttachment] = []
+    var keepers: [any EventKeeper] = []
   }
 
   public init(
@@ -141,11 +142,11 @@ public final class DaemonServices: EngineObserver, @unchecked Sendable {
     write { self.report { try store.saveProgress(snapshot, fingerprint: fingerprint) } }
   }
 
-  /// From now on, every write waits until `attachments` kept the events published before it.
+  /// From now on, every write waits until `keepers` kept the events published before it.
   ///
-  /// See ``DaemonAttachment/afterKept(_:)``. Called once they started, before guidance.
-  public func keepFirst(_ attachments: [any DaemonAttachment]) {
-    lock.withLock { $0.keepers = attachments }
+  /// See ``EventKeeper``. Called once they started, before guidance.
+  public func keepFirst(_ keepers: [any EventKeeper]) {
+    lock.withLock { $0.keepers = keepers }
   }
 
   /// Queues `work` once every keeper kept what was published so far.
@@ -168,7 +169,7 @@ public final class DaemonServices: EngineObserver, @unchecked Sendable {
   }
 
   private static func after(
-    _ keepers: ArraySlice<any DaemonAttachment>, _ then: @escaping @Sendable () -> Void
+    _ keepers: ArraySlice<any EventKeeper>, _ then: @escaping @Sendable () -> Void
   ) {
     guard let first = keepers.first else { return then() }
     let rest = keepers.dropFirst()
