@@ -135,10 +135,12 @@ extension NavigationSession {
       best = here
     }
     deviation.shortcut.note(point, time: fix.time, span: configuration.movementSeconds)
+    // Below the speed its course is trusted at, the way the fixes moved, else the receiver's.
     let found = deviation.shortcut.candidate(
       best: best, from: distanceAlong, hint: position.segment, step: currentStep, point: point,
       course: course
-        ?? (standing ? nil : deviation.shortcut.movedCourse(configuration: configuration)),
+        ?? (standing
+          ? nil : deviation.shortcut.movedCourse(configuration: configuration) ?? fix.course),
       accuracy: accuracy, threshold: threshold, matcher: matcher, steps: route.steps,
       configuration: configuration)
     if let cut = deviation.shortcut.confirm(found, needed: configuration.shortcutFixes) {

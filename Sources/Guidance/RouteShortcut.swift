@@ -16,7 +16,10 @@ import Routes
 /// `shortcutReach` metres ahead is searched too; a place there within the on-route distance whose
 /// direction fits the course, found for `shortcutFixes` fixes in a row, becomes the match. Below
 /// the speed at which the receiver's course is trusted, the course is the direction the fixes
-/// moved over the last `movementDistance` metres (within `movementSeconds`).
+/// moved over the last `movementDistance` metres (within `movementSeconds`), or, where they did
+/// not move straight enough to tell (a creep round a car park's loop), the receiver's own: some
+/// 10° off at 2 m/s, but it tells a car park's way in from its way out on the same lane, which
+/// the fixes, 4 m off each, cannot over a few metres.
 ///
 /// Nothing of this runs while the match in the window fits the fix; it never reaches past a
 /// waypoint or a change of mode (places to be visited) nor farther than `shortcutReach`, so an
