@@ -60,8 +60,9 @@ enum SessionState: Sendable {
   }
 
   struct OnRoute: Sendable {
-    /// Consecutive fixes within the arrival radius.
-    var arrivalEvidence = 0
+    /// The time of the first of the consecutive fixes within the arrival radius, if the last
+    /// is.
+    var arrivalSince: Double?
     /// Resumed from a snapshot and not matched since: the first fix may be far ahead of the
     /// saved position.
     var reacquiring = false

@@ -466,10 +466,15 @@ public struct NavigationSession: Sendable {
       speed < configuration.standingBelow
       ? min(configuration.arrivalRadiusLimit, radius + fixes.accuracy) : radius
     guard case .onRoute(var on) = state else { return }
-    on.arrivalEvidence = remaining <= reach || straight <= reach ? on.arrivalEvidence + 1 : 0
+    let within = remaining <= reach || straight <= reach
+    on.arrivalSince = within ? on.arrivalSince ?? fix.time : nil
     state = .onRoute(on)
-    // One noisy fix near the end is not an arrival; two in a row, or passing the end, are.
-    guard passed || on.arrivalEvidence >= configuration.arrivalFixes else { return }
+    // One noisy fix near the end is not an arrival; fixes near it for a second (two in a row
+    // at 1 Hz, give or take half an interval), or passing the end, are.
+    let near = on.arrivalSince.map {
+      fix.time - $0 >= configuration.arrivalSeconds - fixInterval / 2 && fix.time > $0
+    }
+    guard passed || near == true else { return }
     state = .arrived
     scheduler.markPassed(lastStep..<lastStep + 1)
     announce(

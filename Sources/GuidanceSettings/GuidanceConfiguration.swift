@@ -267,8 +267,10 @@ public struct GuidanceConfiguration: Sendable, Equatable {
   /// up to `arrivalRadiusLimit` metres, so a fast vehicle cannot pass the end between fixes.
   public var arrivalIntervalFraction = 0.6
   public var arrivalRadiusLimit = 25.0
-  /// Consecutive fixes within the arrival radius needed: one noisy fix is not an arrival.
-  public var arrivalFixes = 2
+  /// Seconds the fixes must stay within the arrival radius, as consecutive fixes (at least two,
+  /// at 1 Hz two): one noisy fix is not an arrival, nor are two of a 2 or 5 Hz receiver a
+  /// fraction of a second apart, whose errors are the same.
+  public var arrivalSeconds = 1.0
   /// Metres short of the route's end that count as having passed it.
   public var arrivalEndTolerance = 0.5
 

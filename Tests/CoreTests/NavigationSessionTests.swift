@@ -45,6 +45,36 @@ import Testing
     #expect(abs((events.last?.progressValue?.distanceToManeuver ?? 0) - 1000) < 0.01)
   }
 
+  /// One noisy fix near the end is not an arrival, nor are two of a 5 Hz receiver 0.2 s apart
+  /// (their errors are the same): a second of fixes within the radius is, whatever the rate.
+  @Test(arguments: [1.0, 5.0])
+  func arrivalNeedsASecondOfFixesNearTheEndWhateverTheRate(hz: Double) throws {
+    var s = try Self.session()
+    let length = 1840.0
+    var events: [NavigationEvent] = []
+    var time = 0.0
+    var along = 0.0
+    var first: Double?
+    while along < 1700 {
+      events += s.ingest(Self.fix(at: along, time: time))
+      time += 1
+      along += 12
+    }
+    // Slowing to 4 m/s at `hz` fixes a second; the car radius is 15 m.
+    while along < length, !events.contains(where: { $0.isArrived }) {
+      if first == nil && length - along <= 15 { first = time }
+      events += s.ingest(Self.fix(at: along, time: time, speed: 4))
+      time += 1 / hz
+      along += 4 / hz
+    }
+    let arrived = try #require(events.first { $0.isArrived }?.time) - Self.start
+    let near = try #require(first)
+    #expect(
+      arrived - near >= 1 - 1 / hz / 2, "arrived \(arrived - near) s after the first fix near")
+    #expect(
+      arrived - near <= 1 + 1 / hz / 2, "arrived \(arrived - near) s after the first fix near")
+  }
+
   @Test func koreanDepartureReadsNaturally() throws {
     var s = try Self.session(.ko)
     let events = s.ingest(Self.fix(at: 0, time: 0, speed: 0))

@@ -165,7 +165,8 @@ import Testing
       let a = try #require(arrival, "no arrival in \(directory)")
       let truth = try #require(drive.truth.first { $0.time == a.time })
       let end = try #require(route.steps[route.steps.count - 1].polyline.last)
-      #expect(truth.position.distance(to: end) <= 25, "arrival in \(directory)")
+      let away = truth.position.distance(to: end)
+      #expect(away <= 25, "arrival \(Int(away.rounded())) m from the end in \(directory)")
     }
     if recipe.deviation == nil {
       #expect(GuidanceProperties.offRouteCount(events) == 0, "false off-route in \(directory)")

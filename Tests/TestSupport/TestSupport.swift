@@ -90,6 +90,10 @@ extension NavigationEvent {
     if case .offRoute = kind { return true }
     return false
   }
+  public var isArrived: Bool {
+    if case .arrived = kind { return true }
+    return false
+  }
   public var stepIndex: Int? {
     if case .step(let s) = kind { return s }
     return nil
