@@ -90,9 +90,9 @@ struct DeviationModel: Sendable {
   ///   route, it is within `maximumBias`, plus the accuracy beyond the floor (at 18 m the
   ///   off-route distance would pass `maximumBias`), and its distance is not growing the way a
   ///   vehicle's leaving would: by `deviationGrowth` in `deviationGrowthSeconds`, with a course
-  ///   that took it at least `deviationCourseShare` of that away from the route at `speed`. Fixes drifting
-  ///   away while the vehicle's course stays with the road are the receiver's (a canyon's
-  ///   reflections changing, an offset fix leaving the inside of a bend), not the vehicle's.
+  ///   that took it at least `deviationCourseShare` of that away from the route at `speed`.
+  ///   Fixes drifting away while the vehicle's course stays with the road are the receiver's
+  ///   (a canyon's reflections changing, an offset fix leaving the inside of a bend).
   func isBias(
     lateral: Double, point: Coordinate, course: Double?, match: MatchCandidate, time: Double,
     accuracy: Double, speed: Double, nearManeuver: Bool = false
