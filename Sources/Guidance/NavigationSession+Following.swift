@@ -127,13 +127,11 @@ extension NavigationSession {
         ? .infinity
         : configuration.alongSigma + configuration.alongSigmaTravel * reach * span + accuracy
           + slowed * span)
-    var best = matcher.match(
-      query, hint: position.segment, course: course, along: configuration.rejoinHeadingDegrees)
-    if carried == nil, dt > configuration.gpsLostAfter,
-      let here = stoodWhereItWas(query, point: point, threshold: threshold)
-    {
-      best = here
-    }
+    var best =
+      (carried == nil && dt > configuration.gpsLostAfter
+        ? stoodWhereItWas(query, point: point, threshold: threshold) : nil)
+      ?? matcher.match(
+        query, hint: position.segment, course: course, along: configuration.rejoinHeadingDegrees)
     deviation.shortcut.note(point, time: fix.time, span: configuration.movementSeconds)
     // Below the speed its course is trusted at, the way the fixes moved, else the receiver's.
     let found = deviation.shortcut.candidate(

@@ -184,9 +184,10 @@ public struct GuidanceConfiguration: Sendable, Equatable {
   /// route takes within `chordZone` metres (course noise at speed is under 10°).
   public var deviationGrowth = 6.0
   public var deviationGrowthSeconds = 2.0
-  /// The share of that growth the vehicle's own course must explain (its speed times the sine
-  /// of its angle to the route, over the same seconds) for the growth to be the vehicle's: a
-  /// vehicle leaving is carried sideways by its course, a receiver's bias drifting is not.
+  /// The share of that growth the vehicle's own course must explain (its speed times the cosine
+  /// of its angle to the way from its match to the fix, over the same seconds) for the growth to
+  /// be the vehicle's: a vehicle leaving is carried away by its course, a receiver's bias
+  /// drifting is not.
   public var deviationCourseShare = 0.5
   public var deviationHeadingDegrees = 35.0
   /// Metres before and after the match whose bearings a course may follow: a route of
