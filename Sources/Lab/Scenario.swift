@@ -149,6 +149,8 @@ public struct Scenario: Sendable {
     if let v = r["glitchEvery"]?.doubleValue { o.glitchEvery = v }
     if let v = r["cornerCut"]?.doubleValue { o.cornerCut = v }
     if let v = r["hdop"]?.doubleValue { o.hdop = v }
+    if let v = r["coast"]?.doubleValue { o.coast = v }
+    if let v = r["coastFlagged"]?.boolValue { o.coastFlagged = v }
     if let p = r["pullOut"]?.objectValue {
       let d = PullOut()
       o.pullOut = PullOut(

@@ -233,6 +233,15 @@ public struct DriveOptions: Sendable, Equatable {
   public var cornerCut: Double = 0
   /// HDOP the receiver reports with every fix.
   public var hdop = 0.9
+  /// Seconds a receiver that loses the sky goes on reporting its last fix (0: none).
+  ///
+  /// Positions extrapolated in a straight line at its last speed and course, with that speed
+  /// and course, as receivers with a "dead reckoning timeout" do (u-blox ANTARIS 4, flagging
+  /// them as fixes in NMEA 2.1 only; SiRF). A curving tunnel takes them off the road.
+  public var coast: Double = 0
+  /// Whether coasted positions are marked as estimates (GGA quality 6, RMC mode E); else they
+  /// look like any other fix.
+  public var coastFlagged = false
 
   public init() {}
 

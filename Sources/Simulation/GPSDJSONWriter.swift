@@ -39,6 +39,8 @@ public enum GPSDJSONWriter {
     let epx = 2 * sigma
     let eph = (2 * epx * epx).squareRoot()
     var o = "{\"class\":\"TPV\",\"device\":\"\(device)\",\"mode\":3,"
+    // The receiver's own estimate: gpsd's STATUS_DR.
+    if fix.quality == .deadReckoning { o += "\"status\":5," }
     o += "\"time\":\"\(UTCTime.iso8601(fix.time))\",\"ept\":0.005,"
     o += "\"lat\":\(f(c.latitude, 9)),\"lon\":\(f(c.longitude, 9)),"
     o += "\"altHAE\":\(f(alt + 47, 4)),\"altMSL\":\(f(alt, 4)),\"alt\":\(f(alt, 4)),"

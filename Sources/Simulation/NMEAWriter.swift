@@ -59,17 +59,21 @@ public enum NMEAWriter {
         let lat = latitude(c.latitude)
         let lon = longitude(c.longitude)
         let course = fix.course.map { fixed($0, 1) } ?? ""
+        // An estimate (the receiver's own dead reckoning) is mode E and quality 6.
+        let estimated = fix.quality == .deadReckoning
+        let mode = estimated ? "E" : "A"
         switch sentence {
         case .rmc:
           let knots = fixed((fix.speed ?? 0) / 0.514444, 2)
-          out += frame("\(talker)RMC,\(time),A,\(lat),\(lon),\(knots),\(course),\(date),,,A")
+          out += frame(
+            "\(talker)RMC,\(time),A,\(lat),\(lon),\(knots),\(course),\(date),,,\(mode)")
         case .vtg:
           let knots = fixed((fix.speed ?? 0) / 0.514444, 2)
           let kmh = fixed((fix.speed ?? 0) * 3.6, 2)
-          out += frame("\(talker)VTG,\(course),T,,M,\(knots),N,\(kmh),K,A")
+          out += frame("\(talker)VTG,\(course),T,,M,\(knots),N,\(kmh),K,\(mode)")
         case .gga:
           out += frame(
-            "\(talker)GGA,\(time),\(lat),\(lon),1,\(pad(fix.satellites ?? 8, 2)),"
+            "\(talker)GGA,\(time),\(lat),\(lon),\(estimated ? 6 : 1),\(pad(fix.satellites ?? 8, 2)),"
               + "\(fixed(fix.hdop ?? 1, 1)),\(fixed(fix.altitude ?? 0, 1)),M,47.0,M,,")
         case .gsa:
           out += frame(

@@ -29,6 +29,7 @@ enum ReceiverModel {
     var ey = 0.0
     var first = true
     var previous: TruthSample?
+    var lastSeen: Fix?
     var fixes: [Fix] = []
     var sigmas: [Double] = []
     fixes.reserveCapacity(truth.count)
@@ -77,8 +78,9 @@ enum ReceiverModel {
         glitchBearing = 360 * glitchRNG.uniform()
       }
       guard sample.hasFix else {
-        fixes.append(.noFix(time: sample.time))
-        sigmas.append(classicSigma)
+        let coast = coasted(from: lastSeen, at: sample.time, options)
+        fixes.append(coast)
+        sigmas.append(coast.coordinate == nil ? classicSigma : sigmas.last ?? classicSigma)
         continue
       }
       var p = sample.position
@@ -113,9 +115,23 @@ enum ReceiverModel {
           horizontalAccuracy: jumpSize > 0
             ? max(0.7, options.noise, reported * 2.0.squareRoot()) : max(0.7, options.noise),
           hdop: options.hdop, altitude: 450, satellites: 9, quality: .gps))
+      lastSeen = fixes.last
       sigmas.append(jumpSize > 0 ? reported : classicSigma)
     }
     return (fixes, sigmas)
+  }
+
+  /// What a receiver without sky reports at `time`: with `coast`, the last fix carried on in a
+  /// straight line at its speed and course for that long; otherwise, or after it, nothing.
+  private static func coasted(from last: Fix?, at time: Double, _ options: DriveOptions) -> Fix {
+    guard options.coast > 0, let last, let from = last.coordinate, let v = last.speed,
+      let course = last.course, time - last.time <= options.coast
+    else { return .noFix(time: time) }
+    var fix = last
+    fix.time = time
+    fix.coordinate = from.destination(distance: v * (time - last.time), bearing: course)
+    fix.quality = options.coastFlagged ? .deadReckoning : last.quality
+    return fix
   }
 
   /// Speed and course as a receiver reports them: standing still, the speed jitters a little

@@ -90,7 +90,7 @@ extension StepwiseTool {
   }
 
   /// The options of the receiver's flaws a real city shows (the recipe keys `noiseCorrelation`,
-  /// `canyons`, `glitchEvery`, `gaps`, `pullOut`, `cornerCut`, `hdop`).
+  /// `canyons`, `glitchEvery`, `gaps`, `pullOut`, `cornerCut`, `hdop`, `coast`, `coastFlagged`).
   private static func receiverFlaws(_ args: inout Arguments, into o: inout DriveOptions) throws {
     if let s = try args.number("--noise-correlation", in: 1...3600) { o.noiseCorrelation = s }
     while let c = try args.option("--canyon") {
@@ -126,6 +126,8 @@ extension StepwiseTool {
     }
     o.cornerCut = try args.number("--corner-cut", in: 0...100) ?? 0
     if let h = try args.number("--hdop", in: 0.5...99) { o.hdop = h }
+    o.coast = try args.number("--coast", in: 0...600) ?? 0
+    o.coastFlagged = args.flag("--coast-flagged")
   }
 
   /// `AT:SECONDS` (seconds after the first epoch) as a closed range.

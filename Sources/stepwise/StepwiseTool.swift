@@ -77,6 +77,8 @@ public enum StepwiseTool {
                            after CIRCLE seconds round the car park (6 m/s slowing to 1)
       --corner-cut METRES  cut every corner, as on a route of junction points
       --hdop H             the HDOP of every fix (default 0.9)
+      --coast SECONDS      without sky, go on reporting the last fix carried on in a
+                           straight line for that long (--coast-flagged: as estimates)
       --settle SECONDS     standing time at the start (default 5); --dwell at the end
       --talker XX          NMEA talker (default GP)
       --sentences LIST     RMC,VTG,GGA,GSA,GSV,GST (default RMC,GGA,GSA,GST)

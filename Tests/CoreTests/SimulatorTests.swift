@@ -206,6 +206,46 @@ import Testing
     #expect(d.dropouts.count == 1)
   }
 
+  @Test func aCoastingReceiverCarriesItsLastFixOnAndMarksItWhenAsked() {
+    let dark = 700.0...1100.0
+    let plain = DriveSimulator.drive(
+      Self.town.routes[0], options: options { $0.dropouts = [dark] })
+    let coasting = DriveSimulator.drive(
+      Self.town.routes[0],
+      options: options {
+        $0.dropouts = [dark]
+        $0.coast = 8
+      })
+    // The same drive: only the epochs without sky differ, the first 8 s of them.
+    #expect(plain.truth == coasting.truth)
+    let blind = plain.fixes.indices.filter { plain.fixes[$0].coordinate == nil }
+    let coasted = blind.filter { coasting.fixes[$0].coordinate != nil }
+    #expect(coasted.count == 8 && coasted == Array(blind.prefix(8)))
+    let last = coasting.fixes[blind[0] - 1]
+    for i in coasted {
+      let f = coasting.fixes[i]
+      #expect(f.speed == last.speed && f.course == last.course && f.quality == .gps)
+      let carried = last.coordinate!.destination(
+        distance: last.speed! * (f.time - last.time), bearing: last.course!)
+      #expect(f.coordinate!.distance(to: carried) < 0.01)
+    }
+    // Marked, they are the receiver's estimates: GGA quality 6, RMC mode E, gpsd status 5.
+    let flagged = DriveSimulator.drive(
+      Self.town.routes[0],
+      options: options {
+        $0.dropouts = [dark]
+        $0.coast = 8
+        $0.coastFlagged = true
+      })
+    #expect(coasted.allSatisfy { flagged.fixes[$0].quality == .deadReckoning })
+    let nmea = flagged.nmea(talker: "GP", sentences: [.rmc, .vtg, .gga], header: [])
+    #expect(nmea.contains(",E*") && nmea.contains("GPGGA,") && nmea.contains(",6,09,"))
+    var reader = NMEAReader()
+    let read = reader.feed(Array(nmea.utf8)) + reader.finish()
+    #expect(read.map(\.quality) == flagged.fixes.map(\.quality))
+    #expect(flagged.gpsdJSON(sky: false).contains("\"mode\":3,\"status\":5,"))
+  }
+
   @Test func everySentenceTypeIsWellFormedAndReadsBackToTheSameFixes() {
     let d = DriveSimulator.drive(
       Self.town.routes[0],
