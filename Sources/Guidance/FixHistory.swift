@@ -57,6 +57,43 @@ struct FixHistory: Sendable {
     return max(c.accuracyFloor, c.defaultAccuracy)
   }
 
+  /// The last fix used that repeated no earlier one, and its distance from the route: echoes
+  /// are measured from it.
+  var origin: (fix: Fix, lateral: Double)?
+  /// What the echoes of ``origin`` turned out to be once one left the route.
+  var echoRun = EchoRun.undecided
+  /// Fixes in a row on the route's very line (within `exactLateral`), and whether there ever
+  /// were `exactFixes` of them: the receiver reports exact motion (a simulator, a test rig, a
+  /// track drawn along the route), which no receiver measuring a real vehicle beside a road's
+  /// drawn line does.
+  var onLine = 0
+  var exact = false
+
+  /// Takes the distance from the route of a fix used on it into ``onLine``.
+  mutating func noteLine(_ lateral: Double, _ c: GuidanceConfiguration) {
+    onLine = lateral <= c.exactLateral ? onLine + 1 : 0
+    if onLine >= c.exactFixes { exact = true }
+  }
+
+  /// How far `fix` carries ``origin`` on, metres, when it only does that; else `nil`.
+  ///
+  /// Such an echo has the origin's speed and course, and lies where they take the origin's
+  /// position in the time between. A receiver without sky that coasts (for a "dead reckoning
+  /// timeout") reports them, in a straight line; a moving receiver with sky never repeats its
+  /// speed and course exactly.
+  ///
+  /// Inlined for the reason ``updateSpeed(_:point:dt:_:)`` is; almost every fix is decided by
+  /// the first comparison.
+  @inline(__always) func echoes(_ fix: Fix, _ c: GuidanceConfiguration) -> Double? {
+    guard let o = origin?.fix, let v = fix.speed, v == o.speed, let course = fix.course,
+      course == o.course, v >= c.trustCourseAbove, fix.time > o.time,
+      let from = o.coordinate, let to = fix.coordinate
+    else { return nil }
+    let d = v * (fix.time - o.time)
+    return from.destination(distance: d, bearing: course).distance(
+      to: to, exceeds: c.echoTolerance + c.echoToleranceShare * d) ? nil : d
+  }
+
   /// Whether `fix` is farther from the last fix than the vehicle can have gone since: a
   /// single-fix glitch, counted and not used.
   ///
@@ -122,4 +159,14 @@ struct FixHistory: Sendable {
     if speed == 0, last?.speed == nil, planned > 0 { return planned }
     return nil
   }
+}
+
+/// What a run of echoes (``FixHistory/echoes(_:_:)``) turned out to be once one left the route.
+enum EchoRun: Sendable {
+  /// None left it yet: they are fixes.
+  case undecided
+  /// The receiver coasts without sky: the run's echoes are epochs without a position.
+  case coasting
+  /// The receiver reports exact motion: the run's echoes are where the vehicle goes.
+  case exact
 }

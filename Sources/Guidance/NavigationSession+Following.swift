@@ -101,6 +101,22 @@ extension NavigationSession {
     }
   }
 
+  /// Whether `fix`, an echo of the receiver's last fix, left the route.
+  ///
+  /// It does when it lies farther from the route than that fix did, `distance` metres back,
+  /// beyond what rounding leaves: a straight line the road curves away from.
+  func leavesRoute(_ fix: Fix, echoing distance: Double) -> Bool {
+    guard let point = fix.coordinate, let origin = fixes.origin else { return false }
+    let c = configuration
+    let query = MatchQuery(
+      point: point, course: nil,
+      window: (distanceAlong - c.windowBehind)...(distanceAlong + distance + c.windowAheadMargin),
+      predicted: distanceAlong, sigmaLateral: max(c.minimumLateralSigma, fixes.accuracy),
+      sigmaAlong: .infinity)
+    let lateral = matcher.match(query, hint: position.segment)?.lateral ?? .infinity
+    return lateral > origin.lateral + c.echoTolerance + c.echoToleranceShare * distance
+  }
+
   mutating func followOnRoute(
     _ fix: Fix, point: Coordinate, course: Double?, matchCourse: Double?, dt: Double,
     carried: Double?, accuracy: Double,

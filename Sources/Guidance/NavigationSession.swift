@@ -227,6 +227,13 @@ public struct NavigationSession: Sendable {
   /// Takes one receiver epoch and appends what happened to `events`, so a caller guiding a
   /// batch of epochs fills one array instead of allocating one per epoch.
   public mutating func ingest(_ fix: Fix, into events: inout [NavigationEvent]) {
+    // A receiver carrying its last fix on without sky, away from the route: no position, nor
+    // for the rest of that run of echoes (the straight line may cross a winding road again).
+    let echo = phase != .onRoute ? nil : fixes.echoes(fix, configuration)
+    if let d = echo, fixes.echoRun == .undecided, leavesRoute(fix, echoing: d) {
+      fixes.echoRun = fixes.exact ? .exact : .coasting
+    }
+    let fix = echo != nil && fixes.echoRun == .coasting ? Fix.noFix(time: fix.time) : fix
     guard fixes.take(fix) else { return }
     if !started {
       started = true
@@ -304,6 +311,11 @@ public struct NavigationSession: Sendable {
     }
     let previous = fixes.last
     fixes.last = fix
+    if echo == nil {
+      fixes.origin = (fix, position.lateral)
+      fixes.echoRun = .undecided
+    }
+    if phase == .onRoute, !fixes.exact { fixes.noteLine(position.lateral, configuration) }
     if let estimate,
       reckoner.resume(
         after: estimate, time: fix.time, along: distanceAlong,

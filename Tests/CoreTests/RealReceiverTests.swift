@@ -118,6 +118,9 @@ import Testing
 
   /// Fixes 14 m/s up the first leg of `coarse` (north), `offset(i)` metres east of it, the
   /// course `course(i)`, an accuracy of 5 m.
+  ///
+  /// The speed jitters by a hundredth, as a receiver's Doppler speed does: one repeated exactly
+  /// with the course is a receiver coasting without sky (``CoastingReceiverTests``).
   static func drifting(offset: (Int) -> Double, course: (Int) -> Double) -> [Fix] {
     let start = coarse.routes[0].steps[0].polyline[0]
     return (0..<24).map { i in
@@ -125,7 +128,7 @@ import Testing
         time: 100 + Double(i),
         coordinate: start.destination(distance: 14 * Double(i), bearing: 0).destination(
           distance: offset(i), bearing: 90),
-        speed: 14, course: course(i))
+        speed: 14 + 0.01 * Double(i % 2), course: course(i))
       f.horizontalAccuracy = 5
       return f
     }

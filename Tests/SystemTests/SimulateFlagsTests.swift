@@ -24,6 +24,10 @@ import Testing
       "Simulations/045-marais-receiver-silent",
       ["--noise", "5", "--seed", "1", "--silence", "73:12"]
     ),
+    (
+      "Simulations/072-monaco-tunnels-coasting-receiver",
+      ["--profile", "town", "--speed", "60", "--noise", "5", "--seed", "72", "--coast", "20"]
+    ),
   ])
   func theOptionsMakeTheScenariosTrack(scenario: String, options: [String]) throws {
     let r = try runTool("stepwise", ["simulate", "\(scenario)/route.json"] + options)
@@ -42,6 +46,7 @@ import Testing
     (["--silence", "5:-1"], "invalid --silence '5:-1'"),
     (["--pull-out", "90:0"], "invalid --pull-out '90:0'"),
     (["--pull-out", "90::4"], "invalid --pull-out '90::4'"),
+    (["--coast", "-1"], "invalid value '-1' for --coast"),
   ])
   func aBadFlawIsRefusedWithStatus2(options: [String], message: String) throws {
     let r = try runTool(
