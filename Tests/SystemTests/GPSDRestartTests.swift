@@ -223,8 +223,15 @@ struct GPSDRestartTests {
     // The bound. gpsd itself reports its first position about 1.1 s after it listens
     // (printed above); the daemon, already connected by then (a retry at least every 0.5 s,
     // ReconnectBackoff), adds the rest of that epoch and the merger's 0.3 s settle: about
-    // 1.5 s in all. Nothing is widened for noise but one outlier, at most 2.5 s.
-    let late = recoveries.filter { $0 > 2 }
+    // 1.5 s in all. Nothing is widened for noise but one outlier, at most 2.5 s. A part whose
+    // feed itself slowed (gpsfake and gpsd on a loaded machine: seen once in a full run, 2.59 s
+    // with 4 epochs missed against the usual 5 or 6) is late only if it also missed over 2 s of
+    // the feed at its pace (an epoch is two sentences): the daemon sees the feed's time, and a
+    // daemon slow to come back misses the epochs gpsd sends meanwhile.
+    let epoch = 2 * Self.sentenceDelay
+    let late = recoveries.indices.filter {
+      recoveries[$0] > 2 && ($0 >= lost.count || Double(lost[$0]) * epoch > 2)
+    }.map { recoveries[$0] }
     if sanitizerUnderTest == nil {
       #expect(late.count <= 1 && late.allSatisfy { $0 <= 2.5 }, "recoveries: \(formatted) s")
     }
