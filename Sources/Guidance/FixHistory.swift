@@ -1,6 +1,9 @@
 import Geodesy
 import GuidanceSettings
 
+import func Glibc.cos
+import func Glibc.sin
+
 /// What the receiver's epochs said so far, as guidance uses them: the times of the newest input
 /// and fix, the last valid fix with the speed, interval and accuracy it gives, the GPS losses,
 /// and the fixes discarded as glitches.
@@ -57,11 +60,11 @@ struct FixHistory: Sendable {
     return max(c.accuracyFloor, c.defaultAccuracy)
   }
 
-  /// The last fix used that repeated no earlier one, and its distance from the route: echoes
-  /// are measured from it.
-  var origin: (fix: Fix, lateral: Double)?
-  /// What the echoes of ``origin`` turned out to be once one left the route.
-  var echoRun = EchoRun.undecided
+  /// The last fix used that repeated no earlier one: echoes are measured from it.
+  var origin: EchoOrigin?
+  /// Whether an echo of ``origin`` left the route: the receiver coasts without sky, and the
+  /// run's echoes are epochs without a position.
+  var coasting = false
   /// Fixes in a row on the route's very line (within `exactLateral`), and whether there ever
   /// were `exactFixes` of them: the receiver reports exact motion (a simulator, a test rig, a
   /// track drawn along the route), which no receiver measuring a real vehicle beside a road's
@@ -69,10 +72,10 @@ struct FixHistory: Sendable {
   var onLine = 0
   var exact = false
 
-  /// Takes the distance from the route of a fix used on it into ``onLine``.
-  mutating func noteLine(_ lateral: Double, _ c: GuidanceConfiguration) {
-    onLine = lateral <= c.exactLateral ? onLine + 1 : 0
-    if onLine >= c.exactFixes { exact = true }
+  /// Takes `lateral`, the distance from the route of a fix used on it, into ``onLine``.
+  @inline(__always) mutating func noteLine(_ lateral: Double, within line: Double, needed: Int) {
+    onLine = lateral <= line ? onLine + 1 : 0
+    if onLine >= needed { exact = true }
   }
 
   /// How far `fix` carries ``origin`` on, metres, when it only does that; else `nil`.
@@ -80,18 +83,21 @@ struct FixHistory: Sendable {
   /// Such an echo has the origin's speed and course, and lies where they take the origin's
   /// position in the time between. A receiver without sky that coasts (for a "dead reckoning
   /// timeout") reports them, in a straight line; a moving receiver with sky never repeats its
-  /// speed and course exactly.
+  /// speed and course exactly, so almost every fix is decided by the first comparison.
   ///
-  /// Inlined for the reason ``updateSpeed(_:point:dt:_:)`` is; almost every fix is decided by
-  /// the first comparison.
-  @inline(__always) func echoes(_ fix: Fix, _ c: GuidanceConfiguration) -> Double? {
-    guard let o = origin?.fix, let v = fix.speed, v == o.speed, let course = fix.course,
-      course == o.course, v >= c.trustCourseAbove, fix.time > o.time,
-      let from = o.coordinate, let to = fix.coordinate
+  /// Inlined for the reason ``updateSpeed(_:point:dt:_:)`` is.
+  @inline(__always) mutating func echoes(_ fix: Fix, _ c: GuidanceConfiguration) -> Double? {
+    guard let v = fix.speed, v == origin?.speed, let course = fix.course,
+      course == origin?.course, v >= c.trustCourseAbove, var o = origin, fix.time > o.time,
+      let to = fix.coordinate
     else { return nil }
+    let u = o.unit ?? o.measure()
+    origin = o
     let d = v * (fix.time - o.time)
-    return from.destination(distance: d, bearing: course).distance(
-      to: to, exceeds: c.echoTolerance + c.echoToleranceShare * d) ? nil : d
+    let north = (to.latitude - o.point.latitude) * EchoOrigin.metresPerDegree - d * u.north
+    let east = wrappedLongitudeDelta(to.longitude - o.point.longitude) * u.longitude - d * u.east
+    let tolerance = c.echoTolerance + c.echoToleranceShare * d
+    return north * north + east * east <= tolerance * tolerance ? d : nil
   }
 
   /// Whether `fix` is farther from the last fix than the vehicle can have gone since: a
@@ -161,12 +167,29 @@ struct FixHistory: Sendable {
   }
 }
 
-/// What a run of echoes (``FixHistory/echoes(_:_:)``) turned out to be once one left the route.
-enum EchoRun: Sendable {
-  /// None left it yet: they are fixes.
-  case undecided
-  /// The receiver coasts without sky: the run's echoes are epochs without a position.
-  case coasting
-  /// The receiver reports exact motion: the run's echoes are where the vehicle goes.
-  case exact
+/// A fix its echoes (``FixHistory/echoes(_:_:)``) are measured from: its time, position,
+/// speed and course, and its distance from the route.
+struct EchoOrigin: Sendable {
+  var time: Double
+  var point: Coordinate
+  var speed: Double
+  var course: Double
+  var lateral: Double
+  /// Metres east and north per metre along the course, and metres per degree of longitude
+  /// here: worked out at the first echo (few fixes have one), flat over the few hundred metres
+  /// a receiver coasts.
+  var unit: (east: Double, north: Double, longitude: Double)?
+
+  static let metresPerDegree = earthRadius * .pi / 180
+
+  /// Works ``unit`` out and keeps it.
+  mutating func measure() -> (east: Double, north: Double, longitude: Double) {
+    let theta = course * .pi / 180
+    let u = (
+      east: sin(theta), north: cos(theta),
+      longitude: Self.metresPerDegree * cos(point.latitude * .pi / 180)
+    )
+    unit = u
+    return u
+  }
 }

@@ -107,14 +107,23 @@ extension NavigationSession {
   /// beyond what rounding leaves: a straight line the road curves away from.
   func leavesRoute(_ fix: Fix, echoing distance: Double) -> Bool {
     guard let point = fix.coordinate, let origin = fixes.origin else { return false }
-    let c = configuration
+    let reach =
+      origin.lateral + configuration.echoTolerance + configuration.echoToleranceShare * distance
+    // Within that of where the route puts a vehicle that kept its speed along it, the echo
+    // keeps to the route: no search (a run of echoes on a straight costs a point and a
+    // distance a fix).
+    if let last = fixes.last {
+      let kept = min(geometry.length, distanceAlong + origin.speed * max(0, fix.time - last.time))
+      let there = geometry.coordinate(at: kept, hint: position.segment)
+      if !point.distance(to: there, exceeds: reach) { return false }
+    }
     let query = MatchQuery(
       point: point, course: nil,
-      window: (distanceAlong - c.windowBehind)...(distanceAlong + distance + c.windowAheadMargin),
-      predicted: distanceAlong, sigmaLateral: max(c.minimumLateralSigma, fixes.accuracy),
-      sigmaAlong: .infinity)
-    let lateral = matcher.match(query, hint: position.segment)?.lateral ?? .infinity
-    return lateral > origin.lateral + c.echoTolerance + c.echoToleranceShare * distance
+      window: (distanceAlong - configuration.windowBehind)...(distanceAlong + distance
+        + configuration.windowAheadMargin),
+      predicted: distanceAlong,
+      sigmaLateral: max(configuration.minimumLateralSigma, fixes.accuracy), sigmaAlong: .infinity)
+    return (matcher.match(query, hint: position.segment)?.lateral ?? .infinity) > reach
   }
 
   mutating func followOnRoute(

@@ -229,11 +229,13 @@ public struct NavigationSession: Sendable {
   public mutating func ingest(_ fix: Fix, into events: inout [NavigationEvent]) {
     // A receiver carrying its last fix on without sky, away from the route: no position, nor
     // for the rest of that run of echoes (the straight line may cross a winding road again).
-    let echo = phase != .onRoute ? nil : fixes.echoes(fix, configuration)
-    if let d = echo, fixes.echoRun == .undecided, leavesRoute(fix, echoing: d) {
-      fixes.echoRun = fixes.exact ? .exact : .coasting
+    // A source of exact motion repeats itself with sky: its echoes are where the vehicle goes.
+    var echo = false
+    if !fixes.exact, let d = fixes.echoes(fix, configuration), phase == .onRoute {
+      if !fixes.coasting { fixes.coasting = leavesRoute(fix, echoing: d) }
+      if fixes.coasting { return ingest(.noFix(time: fix.time), into: &events) }
+      echo = true
     }
-    let fix = echo != nil && fixes.echoRun == .coasting ? Fix.noFix(time: fix.time) : fix
     guard fixes.take(fix) else { return }
     if !started {
       started = true
@@ -311,11 +313,19 @@ public struct NavigationSession: Sendable {
     }
     let previous = fixes.last
     fixes.last = fix
-    if echo == nil {
-      fixes.origin = (fix, position.lateral)
-      fixes.echoRun = .undecided
+    if !echo {
+      if let v = fix.speed, let course = fix.course {
+        fixes.origin = EchoOrigin(
+          time: fix.time, point: point, speed: v, course: course, lateral: position.lateral)
+      } else {
+        fixes.origin = nil
+      }
+      fixes.coasting = false
     }
-    if phase == .onRoute, !fixes.exact { fixes.noteLine(position.lateral, configuration) }
+    if !fixes.exact, phase == .onRoute {
+      fixes.noteLine(
+        position.lateral, within: configuration.exactLateral, needed: configuration.exactFixes)
+    }
     if let estimate,
       reckoner.resume(
         after: estimate, time: fix.time, along: distanceAlong,
