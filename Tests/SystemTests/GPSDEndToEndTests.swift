@@ -287,6 +287,34 @@ struct GPSDEndToEndTests {
     #expect(daemon.stderr.contains("connected to gpsd 3."), "\(daemon.stderr)")
   }
 
+  @Test func aReceiverCoastingPastTheTurnThroughGpsdIsGPSLossNotOffRoute() throws {
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let port = try freeLoopbackPort()
+    // The sky lost 50 m before the right turn; the receiver goes on for 12 s reporting its last
+    // fix carried straight on past the turn, as ordinary fixes (gpsd passes them on as such).
+    let sim = try runTool(
+      "stepwise",
+      [
+        "simulate", "\(Self.scenario)/route.json", "--settle", "20", "--noise", "5", "--seed", "2",
+        "--dropout", "380:700", "--coast", "12",
+      ])
+    let track = scratch.file("drive.nmea")
+    try Data(sim.stdout.utf8).write(to: URL(fileURLWithPath: track))
+    let gpsd = try Self.gpsfake(track, port: port, scratch: scratch, tag: "1")
+    defer { gpsd.killGroup() }
+    let daemon = try Self.stepwised(["gpsd://127.0.0.1:\(port)"], scratch: scratch)
+    defer { daemon.killGroup() }
+    #expect(
+      waitUntil(timeout: 60) { daemon.stdout.contains(#""class":"ARRIVED""#) }, "\(daemon.stderr)")
+    daemon.signal(SIGTERM)
+    #expect(daemon.wait(timeout: 10) == 0)
+    let live = daemon.stdout
+    #expect(!classes(live).contains { $0.hasPrefix("OFFROUTE") }, "\(live)")
+    #expect(live.contains(#""class":"GPS","time":"#) && live.contains(#""status":"lost""#))
+    #expect(announcements(live) == announcements(try Self.directReplay(track)))
+  }
+
   @Test func gpsdKilledMidDriveAndRestartedGuidanceResumesWithoutRepeatingAnnouncements() throws {
     let scratch = try ScratchDirectory()
     defer { scratch.remove() }
