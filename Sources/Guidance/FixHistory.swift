@@ -65,9 +65,9 @@ struct FixHistory: Sendable {
   /// Whether an echo of ``origin`` left the route: the receiver coasts without sky, and the
   /// run's echoes are epochs without a position.
   var coasting = false
-  /// Fixes in a row on the route's very line (within `exactLateral`), and whether there ever
-  /// were `exactFixes` of them: the receiver reports exact motion (a simulator, a test rig, a
-  /// track drawn along the route), which no receiver measuring a real vehicle beside a road's
+  /// Moving fixes in a row on the route's very line (within `exactLateral`), and whether there
+  /// ever were `exactFixes` of them: the receiver reports exact motion (a simulator, a test rig,
+  /// a track drawn along the route), which no receiver measuring a real vehicle beside a road's
   /// drawn line does.
   var onLine = 0
   var exact = false

@@ -322,7 +322,8 @@ public struct NavigationSession: Sendable {
       }
       fixes.coasting = false
     }
-    if !fixes.exact, phase == .onRoute {
+    // Moving only: a receiver standing holds one position, wherever it is.
+    if !fixes.exact, phase == .onRoute, speed >= configuration.trustCourseAbove {
       fixes.noteLine(
         position.lateral, within: configuration.exactLateral, needed: configuration.exactFixes)
     }

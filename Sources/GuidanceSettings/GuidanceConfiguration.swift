@@ -217,15 +217,15 @@ public struct GuidanceConfiguration: Sendable, Equatable {
   /// tells nothing new, and where the road curves away its positions leave the route: such an
   /// echo is an epoch without a position once it lies `echoTolerance` metres plus
   /// `echoToleranceShare` of its distance from that fix farther from the route than the fix
-  /// was (what rounding a course to a tenth of a degree and a speed to a hundredth of a knot
-  /// leaves, and the first seconds into a curve). Only at a trusted speed (`trustCourseAbove`):
+  /// was (what rounding a course to a whole degree, 0.9 %, and a speed to a hundredth of a knot
+  /// leave, and the first seconds into a curve). Only at a trusted speed (`trustCourseAbove`):
   /// a receiver standing repeats itself too.
   ///
   /// A receiver that reports exact motion (a simulator, a test rig, a track drawn along the
   /// route) repeats itself wherever its path is straight, with sky: once `exactFixes` of its
-  /// fixes in a row lay within `exactLateral` metres of the route's line (no receiver measuring
-  /// a real vehicle in a lane beside a road's drawn line does that), a run of echoes that
-  /// leaves the route is where the vehicle goes, off the route.
+  /// fixes in a row at a trusted speed lay within `exactLateral` metres of the route's line (no
+  /// receiver measuring a real vehicle in a lane beside a road's drawn line does that), a run of
+  /// echoes that leaves the route is where the vehicle goes, off the route.
   public var echoTolerance = 1.0
   public var echoToleranceShare = 0.01
   public var exactLateral = 0.1

@@ -101,6 +101,19 @@ import func Glibc.sin
     #expect(taken.contains { $0.isOffRoute })
   }
 
+  @Test func standingOnTheRoutesVeryStartDoesNotMakeAReceiverExact() throws {
+    // The fixes of the standing start put exactly on the route's first point (a receiver's
+    // static hold where a recorded track begins): standing, any receiver repeats itself.
+    var fixes = Self.coasting(25).fixes
+    let start = Self.bend.routes[0].steps[0].polyline[0]
+    for i in fixes.indices where fixes[i].speed.map({ $0 < 0.5 }) == true && i < 10 {
+      fixes[i].coordinate = start
+    }
+    let events = try runSession(Self.bend, fixes: fixes)
+    #expect(!events.contains { $0.isOffRoute })
+    #expect(Self.gpsLost(events))
+  }
+
   @Test func coastedFixesMarkedAsEstimatesAreNoDepartureEither() throws {
     let d = Self.coasting(25, flagged: true)
     #expect(d.fixes.contains { $0.quality == .deadReckoning })
