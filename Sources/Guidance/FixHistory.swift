@@ -65,17 +65,25 @@ struct FixHistory: Sendable {
   /// Whether an echo of ``origin`` left the route: the receiver coasts without sky, and the
   /// run's echoes are epochs without a position.
   var coasting = false
-  /// Moving fixes in a row on the route's very line (within `exactLateral`), and whether there
-  /// ever were `exactFixes` of them: the receiver reports exact motion (a simulator, a test rig,
-  /// a track drawn along the route), which no receiver measuring a real vehicle beside a road's
-  /// drawn line does.
-  var onLine = 0
+  /// Since when the moving fixes have lain on the route's very line (within `exactLateral`),
+  /// and whether they ever did for `exactSeconds`: the receiver reports exact motion (a
+  /// simulator, a test rig, a track drawn along the route), which no receiver measuring a real
+  /// vehicle beside a road's drawn line does.
+  var onLineSince: Double?
   var exact = false
 
-  /// Takes `lateral`, the distance from the route of a fix used on it, into ``onLine``.
-  @inline(__always) mutating func noteLine(_ lateral: Double, within line: Double, needed: Int) {
-    onLine = lateral <= line ? onLine + 1 : 0
-    if onLine >= needed { exact = true }
+  /// Takes `lateral`, the distance from the route of a moving fix used on it at `time`, into
+  /// ``onLineSince``.
+  @inline(__always) mutating func noteLine(
+    _ lateral: Double, time: Double, within line: Double, for seconds: Double
+  ) {
+    guard lateral <= line else {
+      onLineSince = nil
+      return
+    }
+    let since = onLineSince ?? time
+    onLineSince = since
+    if time - since >= seconds { exact = true }
   }
 
   /// How far `fix` carries ``origin`` on, metres, when it only does that; else `nil`.

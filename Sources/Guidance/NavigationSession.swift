@@ -325,7 +325,8 @@ public struct NavigationSession: Sendable {
     // Moving only: a receiver standing holds one position, wherever it is.
     if !fixes.exact, phase == .onRoute, speed >= configuration.trustCourseAbove {
       fixes.noteLine(
-        position.lateral, within: configuration.exactLateral, needed: configuration.exactFixes)
+        position.lateral, time: fix.time, within: configuration.exactLateral,
+        for: configuration.exactSeconds)
     }
     if let estimate,
       reckoner.resume(

@@ -58,8 +58,11 @@ import func Glibc.sin
 
   /// The bend driven at town speeds with 3 m of noise, dark from 450 to 1,000 m (the whole
   /// curve and more; the turn is at 1,136 m), the receiver coasting `coast` seconds into it.
-  static func coasting(_ coast: Double, flagged: Bool = false) -> SimulatedDrive {
+  static func coasting(_ coast: Double, flagged: Bool = false, settle: Double = 5)
+    -> SimulatedDrive
+  {
     var o = DriveOptions()
+    o.settle = settle
     o.profile = .town
     o.noise = 3
     o.seed = 5
@@ -96,19 +99,18 @@ import func Glibc.sin
     // Taken at its word (every receiver counted as reporting exact motion), the same receiver
     // leaves the route in the curve: the rule is what keeps it on.
     var trusting = GuidanceConfiguration()
-    trusting.exactFixes = 0
+    trusting.exactLateral = .infinity
+    trusting.exactSeconds = 0
     let taken = try runSession(Self.bend, fixes: d.fixes, configuration: trusting)
     #expect(taken.contains { $0.isOffRoute })
   }
 
   @Test func standingOnTheRoutesVeryStartDoesNotMakeAReceiverExact() throws {
-    // The fixes of the standing start put exactly on the route's first point (a receiver's
+    // The fixes of a 30-s standing start put exactly on the route's first point (a receiver's
     // static hold where a recorded track begins): standing, any receiver repeats itself.
-    var fixes = Self.coasting(25).fixes
+    var fixes = Self.coasting(25, settle: 30).fixes
     let start = Self.bend.routes[0].steps[0].polyline[0]
-    for i in fixes.indices where fixes[i].speed.map({ $0 < 0.5 }) == true && i < 10 {
-      fixes[i].coordinate = start
-    }
+    for i in fixes.indices.prefix(30) { fixes[i].coordinate = start }
     let events = try runSession(Self.bend, fixes: fixes)
     #expect(!events.contains { $0.isOffRoute })
     #expect(Self.gpsLost(events))
