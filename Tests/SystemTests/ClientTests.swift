@@ -91,7 +91,7 @@ func stepwise(
 
 // The time limit guards against a hang, not a slow run: a test that runs the stepwise tool a
 // dozen times took more than a minute under ThreadSanitizer on a loaded 2-core machine.
-@Suite(.blocking, .serialized, .timeLimit(.minutes(3))) struct ClientTests {
+@Suite(.blocking, .serialized, .timeLimit(.minutes(5))) struct ClientTests {
   static let example = "Tests/Fixtures/routes/example.json"
 
   /// A daemon stand-in on a socket that user nobody can reach too (folder 0755, socket group

@@ -10,7 +10,7 @@ import Wire
 
 /// The command service that the subscriber socket and the fleet uplink share, driven through a
 /// ``CommandChannel`` of the test's own, as the uplink drives it.
-@Suite(.blocking, .serialized, .timeLimit(.minutes(1))) struct CommandServiceTests {
+@Suite(.blocking, .serialized, .timeLimit(.minutes(5))) struct CommandServiceTests {
   /// Answers of a channel, collected on its queue, and taken by the test in order.
   final class Answers: Sendable {
     /// Every answer so far, and how many of them the test has taken.

@@ -7,7 +7,7 @@ import Testing
 /// restarts.
 ///
 /// Every process is started in its own process group and killed at the end.
-@Suite(.blocking, .serialized, .timeLimit(.minutes(3)))
+@Suite(.blocking, .serialized, .timeLimit(.minutes(5)))
 struct DaemonIntegrationTests {
   static let route = repositoryFile("Simulations/001-marais-drive/route.json")
 

@@ -10,7 +10,7 @@ import Wire
 /// The fan-out's two ways to a subscriber: a subscriber with nothing waiting is sent each batch
 /// straight from the shared line, one whose socket was full gets its queue first; moving between
 /// them must neither lose, repeat nor split a byte.
-@Suite(.blocking, .serialized, .timeLimit(.minutes(2))) struct FanOutBackPressureTests {
+@Suite(.blocking, .serialized, .timeLimit(.minutes(5))) struct FanOutBackPressureTests {
   /// Reads `fd` in small pieces with a pause between them until the server closes it.
   static func readSlowly(_ fd: Int32, piece: Int, pauseMicroseconds: UInt32, timeout: Double)
     -> [String]

@@ -149,7 +149,7 @@ final class FileWriter {
 }
 
 @Suite(
-  .blocking, .serialized, .timeLimit(.minutes(4)),
+  .blocking, .serialized, .timeLimit(.minutes(5)),
   .oneSuiteAtATime("fault injection", when: sanitizerUnderTest == nil))
 struct FaultInjectionTests {
   static let route = "Simulations/001-marais-drive/route.json"

@@ -14,7 +14,7 @@ import stepwised
 ///
 /// One test, because starting the cluster takes most of a minute; every process is ended by its
 /// pid (the nodes and epmd by the script's `stop`).
-@Suite(.blocking, .serialized, .timeLimit(.minutes(4)))
+@Suite(.blocking, .serialized, .timeLimit(.minutes(5)))
 struct FleetClusterTests {
   /// The cluster's first port (epmd); the nodes use the next 40.
   static let basePort = 26_700

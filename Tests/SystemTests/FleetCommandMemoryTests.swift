@@ -6,7 +6,7 @@ import Uplink
 
 /// Commands over MQTT that change guidance: a `cancel` reaches the `events` topic like every
 /// other event, and a command id answered before a crash is not carried out again after it.
-@Suite(.blocking, .serialized, .timeLimit(.minutes(3)))
+@Suite(.blocking, .serialized, .timeLimit(.minutes(5)))
 struct FleetCommandMemoryTests {
   static func replies(_ sub: SpawnedProcess) -> [JSONObject] {
     receivedMessages(sub.stdout).filter { $0.topic == "stepwise/veh1/reply" }.compactMap(\.object)

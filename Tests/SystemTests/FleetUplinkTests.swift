@@ -9,7 +9,7 @@ import Uplink
 /// across outages, crashes and restarts.
 ///
 /// Every process is ended by its pid.
-@Suite(.blocking, .serialized, .timeLimit(.minutes(3)))
+@Suite(.blocking, .serialized, .timeLimit(.minutes(5)))
 struct FleetUplinkTests {
   static let route = repositoryFile("Simulations/001-marais-drive/route.json")
 
@@ -273,7 +273,7 @@ extension FleetUplinkTests {
 }
 
 /// Commands from dispatchers over MQTT (`--mqtt-commands`), under the fleet ACL.
-@Suite(.blocking, .serialized, .timeLimit(.minutes(3)))
+@Suite(.blocking, .serialized, .timeLimit(.minutes(5)))
 struct FleetCommandTests {
   static let users = [
     "veh1": "pw-veh1", "veh2": "pw-veh2", "dispatcher": "pw-disp", "console": "pw-console",
@@ -497,7 +497,7 @@ struct FleetCommandTests {
 }
 
 /// `stepwise send` and `stepwise fleet` against a vehicle on a real broker.
-@Suite(.blocking, .serialized, .timeLimit(.minutes(3)))
+@Suite(.blocking, .serialized, .timeLimit(.minutes(5)))
 struct FleetToolTests {
   @Test func sendWaitsForTheReplyAndTakesItsExitStatusFromIt() throws {
     let scratch = try ScratchDirectory()

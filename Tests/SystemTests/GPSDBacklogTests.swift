@@ -10,7 +10,7 @@ import Testing
 
 // The guard is for a hang: inside the whole suite on 2 cores an async test can wait minutes for a
 // thread of the shared pool (one run took 137 s), alone it takes under a second.
-@Suite(.blocking, .timeLimit(.minutes(4)), .requires(python3Installed, "python3 is not installed"))
+@Suite(.blocking, .timeLimit(.minutes(5)), .requires(python3Installed, "python3 is not installed"))
 struct GPSDBacklogTests {
   /// Epochs the stand-in has to send: far more than the source may hold.
   static let epochs = 3_000

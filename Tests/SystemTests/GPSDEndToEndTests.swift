@@ -214,7 +214,7 @@ let gpsfakeInstalled =
   && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")
 
 @Suite(
-  .blocking, .serialized, .timeLimit(.minutes(2)),
+  .blocking, .serialized, .timeLimit(.minutes(5)),
   .requires(gpsfakeInstalled, "gpsfake is not installed"))
 struct GPSDEndToEndTests {
   static let scenario = "Simulations/003-missed-turn-and-return"

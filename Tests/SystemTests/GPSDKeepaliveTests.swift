@@ -27,7 +27,7 @@ let namespacesUsable: Bool = {
 ///
 /// TCP keepalive notices it within seconds, and the daemon reconnects once the network is back.
 @Suite(
-  .blocking, .serialized, .timeLimit(.minutes(2)),
+  .blocking, .serialized, .timeLimit(.minutes(5)),
   .requires(namespacesUsable, "creating a network namespace needs root, ip and gpsd"))
 struct GPSDKeepaliveTests {
   /// Runs `ip` and records a failure.

@@ -7,7 +7,7 @@ import Testing
 // takes them, with subscribers connecting and leaving, and its resident memory from /proc.
 
 @Suite(
-  .blocking, .serialized, .timeLimit(.minutes(3)),
+  .blocking, .serialized, .timeLimit(.minutes(5)),
   .requires(python3Installed, "python3 is not installed"))
 struct LongRunMemoryTests {
   /// Epochs fed: 20 minutes of a 10 Hz receiver, a few seconds of a debug build of the daemon

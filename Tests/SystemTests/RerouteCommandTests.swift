@@ -5,7 +5,7 @@ import Testing
 
 /// The socket's `reroute` command against a paced replay: with a real Valhalla it asks for a new
 /// route at the next fix (published as a `ROUTE`), without a router it is refused.
-@Suite(.blocking, .serialized, .timeLimit(.minutes(3))) struct RerouteCommandTests {
+@Suite(.blocking, .serialized, .timeLimit(.minutes(5))) struct RerouteCommandTests {
   static func daemon(
     _ scratch: ScratchDirectory, router: String?, tag: String
   ) throws -> (SpawnedProcess, String) {

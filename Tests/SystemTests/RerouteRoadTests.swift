@@ -13,7 +13,7 @@ import Testing
 /// `RouterRequestBuilder`, the answer read by `RouterReply`) carries the road as a fresh route
 /// does: the same lane arrays, signs, speed limits and road objects, on the small map of
 /// `Tests/Valhalla/extracts/stepwise_lanes.osm`, and they reach the JSON events.
-@Suite(.blocking, .serialized, .timeLimit(.minutes(3))) struct RerouteRoadTests {
+@Suite(.blocking, .serialized, .timeLimit(.minutes(5))) struct RerouteRoadTests {
   /// The A 99 west of the toll booth, heading east, to Rue des Lilas south of the junction (the
   /// origin and destination of `RoadFromARealValhallaTests.request`).
   static let request = RouteRequest(

@@ -7,7 +7,7 @@ import Testing
 /// `stepwise skip` and `stepwise reroute` against a real stepwised and a real Valhalla: what the
 /// daemon does is said on standard output, each refusal (no waypoint, no router, not permitted)
 /// on standard error with exit status 1.
-@Suite(.blocking, .serialized, .timeLimit(.minutes(3))) struct RerouteToolTests {
+@Suite(.blocking, .serialized, .timeLimit(.minutes(5))) struct RerouteToolTests {
   @Test func skipAndRerouteSayWhatTheDaemonDoes() throws {
     let scratch = try ScratchDirectory()
     defer { scratch.remove() }

@@ -6,7 +6,7 @@ import Testing
 /// `stepwised` guides a vehicle off its route back to it whenever no new route can be had:
 /// without `--router`, and with a router slower than `--router-timeout`, in the same words at
 /// the same fixes.
-@Suite(.blocking, .serialized, .timeLimit(.minutes(2))) struct ReturnGuidanceDaemonTests {
+@Suite(.blocking, .serialized, .timeLimit(.minutes(5))) struct ReturnGuidanceDaemonTests {
   @Test func aSlowRouterGuidesBackExactlyAsNoRouterDoes() throws {
     let scratch = try ScratchDirectory()
     defer { scratch.remove() }

@@ -11,7 +11,7 @@ import Testing
 /// and a bridge, exit 52 toward Nice and Monaco, a junction with `turn:lanes:forward`, limits in
 /// km/h and mph), asked natively and with `format=osrm`: everything the router's JSON says
 /// about lanes and signs is in the imported route.
-@Suite(.blocking, .serialized, .timeLimit(.minutes(3))) struct RoadFromARealValhallaTests {
+@Suite(.blocking, .serialized, .timeLimit(.minutes(5))) struct RoadFromARealValhallaTests {
   /// From the A 99 west of the toll booth to Rue des Lilas south of the junction.
   static func request(osrm: Bool) -> String {
     let locations = #""locations":[{"lat":45.0,"lon":10.003},{"lat":44.988,"lon":10.085}]"#

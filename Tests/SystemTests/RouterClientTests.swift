@@ -9,7 +9,7 @@ import Testing
 
 /// The router client against real servers on loopback: a real Valhalla, one that is down, one
 /// that never answers, ones that answer 503, 400 or garbage, and an https server.
-@Suite(.blocking, .serialized, .timeLimit(.minutes(3))) struct RouterClientTests {
+@Suite(.blocking, .serialized, .timeLimit(.minutes(5))) struct RouterClientTests {
   static let writer = InstructionWriter(language: .en)
   /// On Rue Sainte-Croix de la Bretonnerie heading east, as at the start of the Marais drive.
   static let marais = Coordinate(latitude: 48.8585, longitude: 2.356)

@@ -6,7 +6,7 @@ import TestSupport
 import Testing
 
 /// `SerialThread`: a serial queue on one thread of its own, which ends when idle.
-@Suite(.blocking, .timeLimit(.minutes(2))) struct SerialThreadTests {
+@Suite(.blocking, .timeLimit(.minutes(5))) struct SerialThreadTests {
   /// The kernel's id of the calling thread, from `/proc/thread-self` (`PID/task/TID`).
   static func threadID() -> String {
     (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self"))

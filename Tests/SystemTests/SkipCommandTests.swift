@@ -12,7 +12,7 @@ import Testing
 /// The socket's `skip` command against a paced replay and a real Valhalla: it drops the next
 /// waypoint of a route with two legs and reroutes without it; refused clearly without a router
 /// or without a waypoint left.
-@Suite(.blocking, .serialized, .timeLimit(.minutes(3))) struct SkipCommandTests {
+@Suite(.blocking, .serialized, .timeLimit(.minutes(5))) struct SkipCommandTests {
   /// A two-leg route through the Marais from the router itself: source, a waypoint in the middle
   /// of `Simulations/001-marais-drive`, destination; written as a native document.
   static func twoLegRoute(_ valhalla: ValhallaService, _ scratch: ScratchDirectory) throws

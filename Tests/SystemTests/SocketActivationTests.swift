@@ -7,7 +7,7 @@ import Testing
 /// activation by hand: a single socket is the subscriber socket whatever its name, and a socket
 /// the daemon cannot use ends it with a message and status 2 instead of leaving clients waiting.
 @Suite(
-  .blocking, .serialized, .timeLimit(.minutes(2)),
+  .blocking, .serialized, .timeLimit(.minutes(5)),
   .requires(socketActivateInstalled, "systemd-socket-activate is not installed"))
 struct SocketActivationTests {
   static let route = repositoryFile("Simulations/001-marais-drive/route.json")

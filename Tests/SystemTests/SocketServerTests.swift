@@ -20,7 +20,7 @@ import stepwised
 ///
 /// The time limit guards against a hang, not a slow run: 220 sockets read by one thread under
 /// ThreadSanitizer on a loaded 2-core machine took more than a minute.
-@Suite(.blocking, .serialized, .timeLimit(.minutes(3))) struct SocketServerTests {
+@Suite(.blocking, .serialized, .timeLimit(.minutes(5))) struct SocketServerTests {
   static let scenario = "Simulations/001-marais-drive"
 
   static func server(

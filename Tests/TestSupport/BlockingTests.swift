@@ -11,6 +11,11 @@ import Testing
 /// without holding a thread, then runs on a new thread, so the cooperative pool stays free for
 /// the tests that compute.
 ///
+/// Swift Testing's time limit wraps the scope, so it counts the wait for a place too: behind
+/// the longest blocking tests (over 3 minutes each under ThreadSanitizer on two cores), a
+/// one-second test with a 1-minute limit once failed in CI. Blocking suites take at least 5
+/// minutes: the limit is a bound against a hang, not a timing check.
+///
 /// `STEPWISE_TEST_BLOCKING_WIDTH` sets how many blocking tests run at once (default
 /// ``BlockingTrait/defaultWidth``); `STEPWISE_TEST_BLOCKING_TIMES=1` prints each one's wait and
 /// run.
