@@ -255,61 +255,53 @@ struct GPSDEndToEndTests {
     return r.stdout
   }
 
-  @Test func liveGuidanceFromGpsdAnnouncesWhatTheNMEAReplayAnnounces() throws {
-    let scratch = try ScratchDirectory()
-    defer { scratch.remove() }
+  /// The scenario's route driven by `stepwise simulate` with `flaws` (and a 20-s standing
+  /// start: gpsd swallows the first epochs while it learns the receiver's cycle, and guidance
+  /// must start from a standstill in both runs), served by gpsfake and guided live by stepwised
+  /// up to the arrival: the track, the daemon's output and its standard error.
+  static func liveDrive(_ flaws: [String], scratch: ScratchDirectory) throws -> (
+    track: String, live: String, stderr: String
+  ) {
     let port = try freeLoopbackPort()
-    // The scenario's drive with a longer standing start: gpsd swallows the first epochs while
-    // it learns the receiver's cycle, and guidance must start from a standstill in both runs.
     let sim = try runTool(
       "stepwise",
-      [
-        "simulate", "\(Self.scenario)/route.json", "--settle", "20", "--noise", "5", "--seed", "2",
-        "--deviate-at", "430", "--deviate-angle", "0", "--deviate-length", "200", "--rejoin",
-      ])
+      ["simulate", "\(scenario)/route.json", "--settle", "20", "--noise", "5", "--seed", "2"]
+        + flaws)
     let track = scratch.file("drive.nmea")
     try Data(sim.stdout.utf8).write(to: URL(fileURLWithPath: track))
-    let gpsd = try Self.gpsfake(track, port: port, scratch: scratch, tag: "1")
+    let gpsd = try gpsfake(track, port: port, scratch: scratch, tag: "1")
     defer { gpsd.killGroup() }
-    let daemon = try Self.stepwised(["gpsd://127.0.0.1:\(port)"], scratch: scratch)
+    let daemon = try stepwised(["gpsd://127.0.0.1:\(port)"], scratch: scratch)
     defer { daemon.killGroup() }
     #expect(
       waitUntil(timeout: 60) { daemon.stdout.contains(#""class":"ARRIVED""#) }, "\(daemon.stderr)")
     daemon.signal(SIGTERM)
     #expect(daemon.wait(timeout: 10) == 0)
-    let live = daemon.stdout
+    return (track, daemon.stdout, daemon.stderr)
+  }
+
+  @Test func liveGuidanceFromGpsdAnnouncesWhatTheNMEAReplayAnnounces() throws {
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let (track, live, stderr) = try Self.liveDrive(
+      ["--deviate-at", "430", "--deviate-angle", "0", "--deviate-length", "200", "--rejoin"],
+      scratch: scratch)
     let direct = try Self.directReplay(track)
     #expect(announcements(live) == announcements(direct))
     #expect(classes(live).first == "SOURCE connected")
     #expect(
       classes(live).filter { !$0.hasPrefix("PROGRESS") && !$0.hasPrefix("SOURCE") }
         == classes(direct).filter { !$0.hasPrefix("PROGRESS") })
-    #expect(daemon.stderr.contains("connected to gpsd 3."), "\(daemon.stderr)")
+    #expect(stderr.contains("connected to gpsd 3."), "\(stderr)")
   }
 
   @Test func aReceiverCoastingPastTheTurnThroughGpsdIsGPSLossNotOffRoute() throws {
     let scratch = try ScratchDirectory()
     defer { scratch.remove() }
-    let port = try freeLoopbackPort()
     // The sky lost 50 m before the right turn; the receiver goes on for 12 s reporting its last
     // fix carried straight on past the turn, as ordinary fixes (gpsd passes them on as such).
-    let sim = try runTool(
-      "stepwise",
-      [
-        "simulate", "\(Self.scenario)/route.json", "--settle", "20", "--noise", "5", "--seed", "2",
-        "--dropout", "380:700", "--coast", "12",
-      ])
-    let track = scratch.file("drive.nmea")
-    try Data(sim.stdout.utf8).write(to: URL(fileURLWithPath: track))
-    let gpsd = try Self.gpsfake(track, port: port, scratch: scratch, tag: "1")
-    defer { gpsd.killGroup() }
-    let daemon = try Self.stepwised(["gpsd://127.0.0.1:\(port)"], scratch: scratch)
-    defer { daemon.killGroup() }
-    #expect(
-      waitUntil(timeout: 60) { daemon.stdout.contains(#""class":"ARRIVED""#) }, "\(daemon.stderr)")
-    daemon.signal(SIGTERM)
-    #expect(daemon.wait(timeout: 10) == 0)
-    let live = daemon.stdout
+    let (track, live, _) = try Self.liveDrive(
+      ["--dropout", "380:700", "--coast", "12"], scratch: scratch)
     #expect(!classes(live).contains { $0.hasPrefix("OFFROUTE") }, "\(live)")
     #expect(live.contains(#""class":"GPS","time":"#) && live.contains(#""status":"lost""#))
     #expect(announcements(live) == announcements(try Self.directReplay(track)))
