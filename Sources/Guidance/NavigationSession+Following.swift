@@ -101,29 +101,18 @@ extension NavigationSession {
     }
   }
 
-  /// Whether `fix`, an echo of the receiver's last fix, left the route.
+  /// Takes the match of an echo of the receiver's last new fix, which carries it `distance`
+  /// metres on: once an echo lies farther from the route than that fix did, beyond what rounding
+  /// leaves (a straight line the road curves away from), the receiver coasts without sky.
   ///
-  /// It does when it lies farther from the route than that fix did, `distance` metres back,
-  /// beyond what rounding leaves: a straight line the road curves away from.
-  func leavesRoute(_ fix: Fix, echoing distance: Double) -> Bool {
-    guard let point = fix.coordinate, let origin = fixes.origin else { return false }
+  /// The echo was matched like any fix: the first to leave is at most a second's drift beyond
+  /// the fix it repeats (well inside the off-route distance), and the rest of its run are epochs
+  /// without a position. Judged from that match, an echo costs no second look-up.
+  mutating func noteEcho(carrying distance: Double) {
+    guard phase == .onRoute, let origin = fixes.origin else { return }
     let reach =
       origin.lateral + configuration.echoTolerance + configuration.echoToleranceShare * distance
-    // Within that of where the route puts a vehicle that kept its speed along it, the echo
-    // keeps to the route: no search (a run of echoes on a straight costs a point and a
-    // distance a fix).
-    if let last = fixes.last {
-      let kept = min(geometry.length, distanceAlong + origin.speed * max(0, fix.time - last.time))
-      let there = geometry.coordinate(at: kept, hint: position.segment)
-      if !point.distance(to: there, exceeds: reach) { return false }
-    }
-    let query = MatchQuery(
-      point: point, course: nil,
-      window: (distanceAlong - configuration.windowBehind)...(distanceAlong + distance
-        + configuration.windowAheadMargin),
-      predicted: distanceAlong,
-      sigmaLateral: max(configuration.minimumLateralSigma, fixes.accuracy), sigmaAlong: .infinity)
-    return (matcher.match(query, hint: position.segment)?.lateral ?? .infinity) > reach
+    if position.lateral > reach { fixes.coasting = true }
   }
 
   mutating func followOnRoute(

@@ -230,11 +230,11 @@ public struct NavigationSession: Sendable {
     // A receiver carrying its last fix on without sky, away from the route: no position, nor
     // for the rest of that run of echoes (the straight line may cross a winding road again).
     // A source of exact motion repeats itself with sky: its echoes are where the vehicle goes.
-    var echo = false
+    // `echo`: metres the fix carries the last new one on, when it only does that.
+    var echo: Double?
     if !fixes.exact, let d = fixes.echoes(fix, configuration), phase == .onRoute {
-      if !fixes.coasting { fixes.coasting = leavesRoute(fix, echoing: d) }
       if fixes.coasting { return ingest(.noFix(time: fix.time), into: &events) }
-      echo = true
+      echo = d
     }
     guard fixes.take(fix) else { return }
     if !started {
@@ -313,14 +313,10 @@ public struct NavigationSession: Sendable {
     }
     let previous = fixes.last
     fixes.last = fix
-    if !echo {
-      if let v = fix.speed, let course = fix.course {
-        fixes.origin = EchoOrigin(
-          time: fix.time, point: point, speed: v, course: course, lateral: position.lateral)
-      } else {
-        fixes.origin = nil
-      }
-      fixes.coasting = false
+    if let d = echo {
+      noteEcho(carrying: d)
+    } else {
+      fixes.newOrigin(fix, point: point, lateral: position.lateral)
     }
     // Moving only: a receiver standing holds one position, wherever it is.
     if !fixes.exact, phase == .onRoute, speed >= configuration.trustCourseAbove {

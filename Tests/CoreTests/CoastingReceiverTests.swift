@@ -95,6 +95,16 @@ import func Glibc.sin
     let said = events.compactMap(\.announcement).map(\.id)
     #expect(said.contains { $0.hasPrefix("r0.s1.now") }, "\(said)")
     #expect(events.contains { $0.isArrived })
+    // Each echo is judged from its own match: those used are the few before the straight line
+    // left the curve (the first to leave a second's drift beyond the fix it repeats).
+    let coasted = Dictionary(
+      uniqueKeysWithValues: zip(d.fixes, d.truth).compactMap { f, t in
+        !t.hasFix ? f.coordinate.map { (f.time, $0.distance(to: t.position)) } : nil
+      })
+    let used = events.compactMap { e in
+      e.progressValue != nil && !e.estimated ? coasted[e.time] : nil
+    }
+    #expect(!used.isEmpty && used.count < 5 && used.allSatisfy { $0 < 5 }, "\(used)")
 
     // Taken at its word (every receiver counted as reporting exact motion), the same receiver
     // leaves the route in the curve: the rule is what keeps it on.
