@@ -214,10 +214,10 @@ public struct GuidanceConfiguration: Sendable, Equatable {
   ///
   /// A receiver that lost the sky and carries its last fix on in a straight line (a "dead
   /// reckoning timeout": the same speed and course, each position where they take that fix)
-  /// tells nothing new, and where the road curves away its positions leave the route: such an
-  /// echo is an epoch without a position once it lies `echoTolerance` metres plus
-  /// `echoToleranceShare` of its distance from that fix farther from the route than the fix
-  /// was (what rounding a course to a whole degree, 0.9 %, and a speed to a hundredth of a knot
+  /// tells nothing new, and where the road curves away its positions leave the route: once an
+  /// echo's match lies `echoTolerance` metres plus `echoToleranceShare` of its distance from
+  /// that fix farther from the route than the fix was, the echoes after it are epochs without a
+  /// position (what rounding a course to a whole degree, 0.9 %, and a speed to a hundredth of a knot
   /// leave, and the first seconds into a curve). Only at a trusted speed (`trustCourseAbove`):
   /// a receiver standing repeats itself too.
   ///

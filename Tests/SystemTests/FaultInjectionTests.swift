@@ -464,6 +464,8 @@ struct FaultInjectionTests {
     var leftovers = 0
     var moments: [String] = []
     var finished = false
+    /// What each run said of resuming, for the failure's message.
+    var resumed: [String] = []
     for run in 0..<12 {
       let p = try SpawnedProcess(
         arguments, environment: sanitizerEnvironment(["PATH": "/usr/bin:/bin"]),
@@ -489,6 +491,8 @@ struct FaultInjectionTests {
       }
       out.poll()
       runs.append(jsonObjects(out.lines))
+      resumed.append(
+        p.stderr.split(separator: "\n").first { $0.contains("resuming at") }.map(String.init) ?? "")
       // A run that got as far as guiding resumed, if the last one left progress to resume.
       if resumable && !runs[run].isEmpty {
         #expect(p.stderr.contains("resuming at step"), "run \(run) did not resume: \(p.stderr)")
@@ -556,7 +560,9 @@ struct FaultInjectionTests {
     // (Findings 1 and 2 of docs/hardening.md, "Fault injection", broke this.)
     let perRun = runs.enumerated().map { k, objects in
       let last = objects.compactMap { Self.seconds($0["time"]?.stringValue) }.max() ?? 0
-      return "run \(k) (to +\(last % 3600) s): \(Self.timedKeys(objects).map(\.key))"
+      let saved = savedAfter[k].map { "+\($0 % 3600) s" } ?? "nothing"
+      let keys = Self.timedKeys(objects).map { "\($0.key) +\($0.time % 3600)" }
+      return "run \(k) (to +\(last % 3600) s, saved through \(saved); \(resumed[k])): \(keys)"
     }
     #expect(
       said.map(\.key) == Self.timedKeys(reference).map(\.key),
