@@ -272,21 +272,50 @@ extension RecordedDrive {
         starts.append((t - 3 - length, m))
       }
       for (at, maneuver) in starts where at >= earliest && at <= latest {
-        let window = at...(at + length)
         // Inside the drive's own gap it cuts nothing: that outage is the drive's, not a cut's.
-        guard valid.contains(where: { window.contains($0.time) }) else { continue }
-        let dark = fixes.map { f in window.contains(f.time) ? Fix.noFix(time: f.time) : f }
-        let score = try OutageScore(
-          document: document, routeIndex: routeIndex, phrasing: phrasing, plain: fixes,
-          dark: dark, truth: truth, outage: window)
-        let before = valid.last { $0.time < window.lowerBound }?.time ?? window.lowerBound
-        let after = valid.first { $0.time > window.upperBound }?.time ?? window.upperBound
-        out.append(
-          Outage(
-            at: at - first, length: length, maneuver: maneuver, blind: after - before,
-            score: score))
+        guard let cut = try outage(at: at - first, length: length, truth: truth) else { continue }
+        out.append(Outage(cut, maneuver: maneuver))
       }
     }
     return out
+  }
+
+  /// One outage of `length` seconds cut out of the drive `at` seconds after its first valid fix.
+  ///
+  /// Scored as ``outages(count:lengths:)`` scores each; `nil` when it cuts no fix (inside a gap
+  /// of the drive's own, or beyond its ends). `truth` is ``truth()``'s, when already made.
+  public func outage(at: Double, length: Double, truth: [TruthSample]? = nil) throws -> Outage? {
+    let valid = fixes.filter(\.isValid)
+    guard let first = valid.first?.time else { return nil }
+    let window = (first + at)...(first + at + length)
+    guard valid.contains(where: { window.contains($0.time) }) else { return nil }
+    let score = try OutageScore(
+      document: document, routeIndex: routeIndex, phrasing: phrasing, plain: fixes,
+      dark: darkFixes(window), truth: try truth ?? self.truth().truth, outage: window)
+    let before = valid.last { $0.time < window.lowerBound }?.time ?? window.lowerBound
+    let after = valid.first { $0.time > window.upperBound }?.time ?? window.upperBound
+    return Outage(at: at, length: length, maneuver: nil, blind: after - before, score: score)
+  }
+
+  /// The drive's fixes with every one inside `window` (fix-clock seconds) an epoch without a
+  /// fix, as a receiver in a tunnel reports.
+  public func darkFixes(_ window: ClosedRange<Double>) -> [Fix] {
+    fixes.map { f in window.contains(f.time) ? Fix.noFix(time: f.time) : f }
+  }
+
+  /// What guidance says through an outage of `length` seconds `at` seconds after the drive's
+  /// first valid fix (replayed as ``events()`` replays the whole drive).
+  public func events(outageAt at: Double, length: Double) throws -> [NavigationEvent] {
+    guard let first = fixes.first(where: \.isValid)?.time else { return try events() }
+    var s = try NavigationSession(document: document, routeIndex: routeIndex, phrasing: phrasing)
+    return s.replay(darkFixes((first + at)...(first + at + length)))
+  }
+}
+
+extension RecordedDrive.Outage {
+  /// `cut`, placed around `maneuver`.
+  init(_ cut: Self, maneuver: Int?) {
+    self = cut
+    self.maneuver = maneuver
   }
 }

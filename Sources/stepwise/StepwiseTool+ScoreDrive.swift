@@ -8,11 +8,13 @@ import Phrasebook
 import RouteFiles
 import Routes
 import Simulation
+import Wire
 
 extension StepwiseTool {
   static let scoreDriveUsage = """
     usage: stepwise scenario score-drive ROUTE TRACK [--json] [--route-index N] [--locale L]
                                          [--outages N [--outage-lengths S,S,...]]
+                                         [--outage AT+LEN]
 
     Replays a recorded drive through the pipeline the scenarios use and scores it against ROUTE,
     which must be the path driven (so any off-route is false). TRACK is an NMEA log, a gpsd
@@ -38,6 +40,10 @@ extension StepwiseTool {
     without the outage says them (and over 50 m farther): the estimate ran ahead of a vehicle
     that slowed or stopped in the dark, or was timed for one that may have sped up. Prints a
     summary line and each cut that falls short; exits 1 when any counted one does.
+
+    --outage AT+LEN cuts one outage of LEN seconds, AT seconds after the track's first fix (as
+    --outages lists them), and prints what guidance said through it, the events stepwised
+    --json prints, then a line with what the cut misses of that bar; exits 1 when it misses any.
     """
 
   /// 2026-11-30T09:00:00Z: where the relative seconds of a CSV track start.
@@ -52,6 +58,7 @@ extension StepwiseTool {
     let json = args.flag("--json")
     let outages = try args.integer("--outages", minimum: 1)
     let lengths = try args.option("--outage-lengths").map(outageLengths) ?? [10, 20, 30, 45, 60]
+    let single = try args.option("--outage").map(outageCut)
     let common = try CommonOptions.parse(&args)
     let rest = try args.positionals()
     guard rest.count == 2 else { throw UsageError("scenario score-drive needs ROUTE and TRACK") }
@@ -62,6 +69,9 @@ extension StepwiseTool {
       document: document, routeIndex: common.routeIndex,
       phrasing: Phrasebook(language: language, units: common.units),
       fixes: try trackFixes(try readWholeFile(rest[1])))
+    if let (at, length) = single {
+      return try oneOutageCommand(drive, at: at, length: length, out)
+    }
     if let n = outages {
       return try outageCommand(drive, count: n, lengths: lengths, name: rest[1], out)
     }
@@ -76,6 +86,35 @@ extension StepwiseTool {
       throw UsageError("--outage-lengths takes seconds from 1 to 600, separated by commas")
     }
     return values.compactMap { $0 }
+  }
+
+  /// `AT+LEN` of `--outage`: seconds after the first fix, and seconds long.
+  static func outageCut(_ text: String) throws -> (at: Double, length: Double) {
+    let parts = text.split(separator: "+", omittingEmptySubsequences: false)
+    guard parts.count == 2, let at = Double(parts[0]), let length = Double(parts[1]),
+      at >= 0, length >= 1, length <= 600
+    else {
+      throw UsageError(
+        "--outage takes AT+LEN: seconds after the track's first fix, and 1 to 600 seconds")
+    }
+    return (at, length)
+  }
+
+  /// `score-drive --outage AT+LEN`: one cut, what guidance said through it, and its score.
+  static func oneOutageCommand(
+    _ drive: RecordedDrive, at: Double, length: Double, _ out: OutputSink
+  ) throws -> Int32 {
+    let label = "\(NMEAWriter.fixed(at, 0))+\(NMEAWriter.fixed(length, 0)) s"
+    guard let cut = try drive.outage(at: at, length: length) else {
+      throw UsageError("\(label) cuts no fix out of the track")
+    }
+    for e in try drive.events(outageAt: at, length: length) {
+      out.line(EventLine.text(.navigation(e)))
+    }
+    var tally = OutageTally()
+    let misses = tally.add(cut.score)
+    out.line("\(label): " + (misses.isEmpty ? "meets the bar" : misses.joined(separator: "; ")))
+    return misses.isEmpty ? 0 : 1
   }
 
   /// `score-drive --outages N`: cuts outages out of the drive and scores each.

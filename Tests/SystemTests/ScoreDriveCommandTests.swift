@@ -74,6 +74,36 @@ import Testing
     #expect(o["violations"]?.arrayValue?.contains { $0.stringValue == "no arrival" } == true)
   }
 
+  /// `--outage AT+LEN`: what guidance said through one cut (estimates said as such, the loss
+  /// and the return), then the cut's score; a cut that cuts no fix is refused.
+  @Test func oneOutageShowsWhatGuidanceSaidThroughIt() throws {
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let drive = try Self.drive()
+    try drive.nmea().write(toFile: scratch.file("whole.nmea"), atomically: true, encoding: .utf8)
+    let r = try runTool(
+      "stepwise",
+      ["scenario", "score-drive", Self.route, scratch.file("whole.nmea"), "--outage", "40+20"])
+    #expect([0, 1].contains(r.status), "\(r.stderr)")
+    let lines = r.stdout.split(separator: "\n").map(String.init)
+    let last = try #require(lines.last)
+    #expect(last.hasPrefix("40+20 s: "), "\(last)")
+    #expect((last == "40+20 s: meets the bar") == (r.status == 0), "\(last)")
+    let events = lines.dropLast().compactMap { try? JSONParser.parse($0) }
+    #expect(events.count == lines.count - 1, "every line but the last is an event")
+    #expect(r.stdout.contains(#""status":"lost""#) && r.stdout.contains(#""estimated":true"#))
+    #expect(r.stdout.contains(#""status":"acquired""#) || r.stdout.contains("restored"))
+
+    let none = try runTool(
+      "stepwise",
+      ["scenario", "score-drive", Self.route, scratch.file("whole.nmea"), "--outage", "99999+20"])
+    #expect(none.status == 2 && none.stderr.contains("cuts no fix"), "\(none.stderr)")
+    let bad = try runTool(
+      "stepwise",
+      ["scenario", "score-drive", Self.route, scratch.file("whole.nmea"), "--outage", "40"])
+    #expect(bad.status == 2 && bad.stderr.contains("--outage takes AT+LEN"), "\(bad.stderr)")
+  }
+
   @Test func aCSVTrackIsReadWithItsSpeedAndCourse() throws {
     let scratch = try ScratchDirectory()
     defer { scratch.remove() }
