@@ -117,18 +117,27 @@ extension NavigationSession {
 
   mutating func followOnRoute(
     _ fix: Fix, point: Coordinate, course: Double?, matchCourse: Double?, dt: Double,
-    carried: Double?, accuracy: Double,
+    carried: Double?, speedBefore: Double, accuracy: Double,
     threshold: Double, standing: Bool, into events: inout [NavigationEvent]
   ) {
     // After a gap, a vehicle slow when the fixes stopped may have driven off at the route's speed
     // any time since: the window reaches that far, and the prediction is that uncertain.
-    let reach = dt > configuration.gpsLostAfter ? max(carried ?? 0, plannedSpeed) : carried ?? 0
+    let gap = dt > configuration.gpsLostAfter
+    let reach = gap ? max(carried ?? 0, plannedSpeed) : carried ?? 0
     // The matched position is where the vehicle was at its last match, which fixes put beside
     // the route since (off-route evidence, a glitch as the first fix after a gap) did not
     // move: it has gone on for all that time, not only since the last fix.
     let span =
       position.matchTime.map { min(configuration.longestGap, max(dt, fix.time - $0)) } ?? dt
-    let w = window(dt: span, speed: reach, accuracy: accuracy)
+    var w = window(dt: span, speed: reach, accuracy: accuracy)
+    // … but no farther than a car can have got from the speed it had to the one it is back at.
+    if gap, !state.reacquiring, let back = fix.speed, back.isFinite, back >= 0 {
+      let c = configuration
+      let most = farthestDistance(
+        from: speedBefore + c.gapSpeedMargin, to: back + c.gapSpeedMargin, in: span,
+        accelerating: c.gapAcceleration, braking: c.gapBraking)
+      w.ahead = min(w.ahead, most + c.windowAheadMargin + c.windowAccuracyAhead * accuracy)
+    }
     // One that comes back slower than it was carried slowed at some moment in the dark: it is
     // anywhere between the distances at the two speeds, expected halfway.
     let slowed = max(0, (carried ?? speed) - speed) / 2

@@ -276,6 +276,7 @@ public struct NavigationSession: Sendable {
     let stood = gap && dt > Self.deadReckoningLimit && reckonSpeed == nil
     let reckoned = estimate.map { ($0.along - distanceAlong) / dt } ?? 0
     let peak = gap ? max(reckoner.peak.speed(span: configuration.reckonPeakSeconds), reckoned) : 0
+    let speedBefore = speed
     fixes.updateSpeed(fix, point: point, dt: dt, configuration)
     reckoner.peak.note(speed, time: fix.time)
     let carried = !gap ? speed : stood ? nil : max(speed, peak)
@@ -308,7 +309,8 @@ public struct NavigationSession: Sendable {
       followOnRoute(
         fix, point: point, course: trustedCourse,
         matchCourse: reacquired ? deviation.steadyCourse : trustedCourse,
-        dt: dt, carried: carried, accuracy: accuracy, threshold: threshold, standing: standing,
+        dt: dt, carried: carried, speedBefore: speedBefore, accuracy: accuracy,
+        threshold: threshold, standing: standing,
         into: &events)
     }
     let previous = fixes.last
