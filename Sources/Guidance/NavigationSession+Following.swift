@@ -105,9 +105,8 @@ extension NavigationSession {
   /// metres on: once an echo lies farther from the route than that fix did, beyond what rounding
   /// leaves (a straight line the road curves away from), the receiver coasts without sky.
   ///
-  /// The echo was matched like any fix: the first to leave is at most a second's drift beyond
-  /// the fix it repeats (well inside the off-route distance), and the rest of its run are epochs
-  /// without a position. Judged from that match, an echo costs no second look-up.
+  /// The echo was matched like any fix (no second look-up): the first to leave is at most a
+  /// second's drift beyond the fix it repeats, well inside the off-route distance.
   mutating func noteEcho(carrying distance: Double) {
     guard phase == .onRoute, let origin = fixes.origin else { return }
     let reach =
