@@ -86,12 +86,10 @@ struct FixHistory: Sendable {
     if time - since >= seconds { exact = true }
   }
 
-  /// Makes `fix`, used at `point` and `lateral` metres from the route, the one echoes are
-  /// measured from (none without a speed and course), and ends a run of coasting.
+  /// Makes `fix` (used at `point`, `lateral` metres from the route) the origin of echoes.
   ///
-  /// A source that repeats its course from one new fix to the next keeps the last origin's
-  /// ``EchoOrigin/unit`` while it stays within ``EchoOrigin/unitLatitudeSpan`` of its latitude:
-  /// no sine and cosine again for the same course.
+  /// None without a speed and course; a run of coasting ends. The last origin's unit stays for
+  /// the same course within ``EchoOrigin/unitLatitudeSpan`` of its latitude (no sine again).
   @inline(__always) mutating func newOrigin(_ fix: Fix, point: Coordinate, lateral: Double) {
     coasting = false
     guard let v = fix.speed, let course = fix.course else {

@@ -225,7 +225,7 @@ extension NavigationSession {
       let soonest = min(r.soonestAlong(at: t) + fast * early, passable)
       announcements(
         time: t, position: at, speed: max(v, fast), leadSpeed: r.leadSpeed(at: t, c),
-        finalAhead: max(0, soonest - at), into: &events)
+        finalAhead: max(0, soonest - at), interval: c.reckonStep, into: &events)
       watchAhead(time: t, into: &events)
       if reckoner.headsUpDue {
         sayHeadsUps(through: t, inclusive: true, into: &events)

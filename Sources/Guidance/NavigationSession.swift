@@ -510,19 +510,21 @@ public struct NavigationSession: Sendable {
   /// Makes the announcement for the maneuver ahead that is due with the vehicle at `position`,
   /// at `speed` (the fix's, or an estimate's) with the early prompts timed at `leadSpeed` (the
   /// speed held), and the final prompts for a vehicle `finalAhead` metres further on (the
-  /// soonest an estimated vehicle may be there).
+  /// soonest an estimated vehicle may be there), the next look `interval` seconds on (the
+  /// estimates' step without fixes, however often the receiver spoke; else the receiver's).
   mutating func announcements(
     time: Double, position: Double, speed: Double, leadSpeed: Double, finalAhead: Double = 0,
-    into events: inout [NavigationEvent]
+    interval given: Double? = nil, into events: inout [NavigationEvent]
   ) {
+    let interval = given ?? fixInterval
     guard
       let p = scheduler.due(
         step: currentStep, time: time, position: position, speed: speed,
-        leadSpeed: leadSpeed, fixInterval: fixInterval,
+        leadSpeed: leadSpeed, fixInterval: interval,
         uncertainty: fixes.accuracy, finalAhead: finalAhead)
         ?? scheduler.dueAhead(
           step: currentStep, time: time, position: position, speed: speed,
-          fixInterval: fixInterval, uncertainty: fixes.accuracy, finalAhead: finalAhead)
+          fixInterval: interval, uncertainty: fixes.accuracy, finalAhead: finalAhead)
     else { return }
     // Said again after an estimate made it too early: a new id, which consumers keep.
     let id = scheduler.reopened(p.step) ? "\(p.id).gps\(fixes.losses)" : p.id

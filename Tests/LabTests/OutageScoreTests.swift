@@ -1,3 +1,4 @@
+import Geodesy
 import Guidance
 import GuidanceSettings
 import Lab
@@ -73,6 +74,38 @@ import Testing
       try Self.scores(
         Self.marais, profile: nil, seeds: [1, 2], starts: [30, 60, 90, 120], lengths: [10, 30, 60]
       ))
+  }
+
+  /// A receiver that reports one fix in two seconds (a logger saving power, a phone app in the
+  /// background): the estimates still look every second, and time their prompts for that, not
+  /// for the receiver's two seconds, which said them early (here two prompts 3 s early, a mean
+  /// 1.5 s; on the eight real drives thinned so, 30 more cuts short).
+  @Test func aReceiverAtOneFixInTwoSecondsKeepsTheScheduleThroughOutages() throws {
+    let scenario = try Scenario(directory: Self.marais)
+    let route = try scenario.document.route(at: scenario.routeIndex)
+    var all: [(String, OutageScore)] = []
+    for seed: UInt64 in [1, 2, 3, 4] {
+      var o = DriveOptions()
+      o.profile = .town
+      o.noise = 5
+      o.seed = seed
+      o.tunnels = false
+      let drive = DriveSimulator.drive(route, options: o)
+      let thinned = drive.fixes.enumerated().filter { $0.offset % 2 == 0 }.map(\.element)
+      let (first, last) = (try #require(thinned.first).time, try #require(thinned.last).time)
+      for at in stride(from: 30.0, to: 400, by: 37) {
+        for length in [10.0, 30, 60] where first + at + length < last - 20 {
+          let window = (first + at)...(first + at + length)
+          let dark = thinned.map { window.contains($0.time) ? Fix.noFix(time: $0.time) : $0 }
+          let score = try OutageScore(
+            document: scenario.document, routeIndex: scenario.routeIndex,
+            phrasing: Phrasebook(language: .en), plain: thinned, dark: dark, truth: drive.truth,
+            outage: window)
+          all.append(("seed \(seed), \(Int(at))+\(Int(length)) s at 0.5 Hz", score))
+        }
+      }
+    }
+    Self.check(all, steady: true)
   }
 
   @Test func townAndHighwayDrivesStayInTimeThroughOutages() throws {
