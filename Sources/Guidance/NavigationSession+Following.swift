@@ -150,7 +150,7 @@ extension NavigationSession {
         : configuration.alongSigma + configuration.alongSigmaTravel * reach * span + accuracy
           + slowed * span)
     var best =
-      (carried == nil && dt > configuration.gpsLostAfter
+      (carried == nil && gap
         ? stoodWhereItWas(query, point: point, threshold: threshold) : nil)
       ?? matcher.match(
         query, hint: position.segment, course: course, along: configuration.rejoinHeadingDegrees)

@@ -70,9 +70,8 @@ public struct GuidanceConfiguration: Sendable, Equatable {
   /// That is from the speed it had to the one its first fix back reports (each `gapSpeedMargin`
   /// m/s faster, for a speed's error), speeding up at `gapAcceleration` and braking at
   /// `gapBraking` m/s² at the most (a hard start and hard braking: no car on a road does more),
-  /// plus the margins above. A vehicle
-  /// back creeping 12 s after it braked to 8 m/s for a turn is not 330 m on, where a loop of the
-  /// route comes back beside that turn.
+  /// plus the margins above. A vehicle back creeping 12 s after it braked to 8 m/s for a turn is
+  /// not 330 m on, where a loop of the route comes back beside that turn.
   public var gapAcceleration = 4.0
   public var gapBraking = 8.0
   public var gapSpeedMargin = 2.0

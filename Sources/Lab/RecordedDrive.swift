@@ -273,8 +273,9 @@ extension RecordedDrive {
       }
       for (at, maneuver) in starts where at >= earliest && at <= latest {
         // Inside the drive's own gap it cuts nothing: that outage is the drive's, not a cut's.
-        guard let cut = try outage(at: at - first, length: length, truth: truth) else { continue }
-        out.append(Outage(cut, maneuver: maneuver))
+        guard var cut = try outage(at: at - first, length: length, truth: truth) else { continue }
+        cut.maneuver = maneuver
+        out.append(cut)
       }
     }
     return out
@@ -286,8 +287,7 @@ extension RecordedDrive {
   /// of the drive's own, or beyond its ends). `truth` is ``truth()``'s, when already made.
   public func outage(at: Double, length: Double, truth: [TruthSample]? = nil) throws -> Outage? {
     let valid = fixes.filter(\.isValid)
-    guard let first = valid.first?.time else { return nil }
-    let window = (first + at)...(first + at + length)
+    guard let window = window(at: at, length: length) else { return nil }
     guard valid.contains(where: { window.contains($0.time) }) else { return nil }
     let score = try OutageScore(
       document: document, routeIndex: routeIndex, phrasing: phrasing, plain: fixes,
@@ -306,16 +306,13 @@ extension RecordedDrive {
   /// What guidance says through an outage of `length` seconds `at` seconds after the drive's
   /// first valid fix (replayed as ``events()`` replays the whole drive).
   public func events(outageAt at: Double, length: Double) throws -> [NavigationEvent] {
-    guard let first = fixes.first(where: \.isValid)?.time else { return try events() }
+    guard let window = window(at: at, length: length) else { return try events() }
     var s = try NavigationSession(document: document, routeIndex: routeIndex, phrasing: phrasing)
-    return s.replay(darkFixes((first + at)...(first + at + length)))
+    return s.replay(darkFixes(window))
   }
-}
 
-extension RecordedDrive.Outage {
-  /// `cut`, placed around `maneuver`.
-  init(_ cut: Self, maneuver: Int?) {
-    self = cut
-    self.maneuver = maneuver
+  /// Fix-clock seconds of an outage of `length` seconds `at` seconds after the first valid fix.
+  private func window(at: Double, length: Double) -> ClosedRange<Double>? {
+    fixes.first(where: \.isValid).map { ($0.time + at)...($0.time + at + length) }
   }
 }
