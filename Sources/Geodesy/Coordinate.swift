@@ -80,20 +80,6 @@ public func speed(_ speed: Double, course: Double, along bearing: Double) -> Dou
   speed * cos(radians(bearingDifference(course, bearing)))
 }
 
-/// The most metres a vehicle covers in `seconds` from speed `start` to speed `end` (m/s).
-///
-/// It speeds up at `a` m/s², the most it can, then brakes at `b`, the most it can, to `end`.
-/// Infinite when `end` cannot be reached from `start` in that time (a speed in error).
-public func farthestDistance(
-  from start: Double, to end: Double, in seconds: Double, accelerating a: Double,
-  braking b: Double
-) -> Double {
-  // The peak speed of that profile: (peak - start) / a + (peak - end) / b = seconds.
-  let peak = (seconds + start / a + end / b) / (1 / a + 1 / b)
-  guard a > 0, b > 0, seconds >= 0, peak >= max(start, end) else { return .infinity }
-  return (peak * peak - start * start) / (2 * a) + (peak * peak - end * end) / (2 * b)
-}
-
 extension Coordinate {
   /// Great-circle distance to another coordinate, in metres (haversine formula).
   public func distance(to other: Coordinate) -> Double {

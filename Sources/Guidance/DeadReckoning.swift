@@ -1,3 +1,4 @@
+import Geodesy
 import GuidanceSettings
 
 /// Where a vehicle without fixes is estimated to be: carried along the route from its last
@@ -92,50 +93,6 @@ struct DeadReckoning: Sendable, Equatable {
   func soonestSpeed(at time: Double) -> Double { soonest.speed(after: time - anchorTime) }
   func soonestAlong(at time: Double) -> Double {
     anchorAlong + soonest.distance(after: time - anchorTime)
-  }
-}
-
-/// A vehicle's speed from its last matched fix on: `speed` until `upAt` seconds after it (never
-/// when infinite), then up to `cruise` at `acceleration` m/s².
-struct SpeedCurve: Sendable, Equatable {
-  let speed: Double
-  let cruise: Double
-  let acceleration: Double
-  private(set) var upAt: Double
-
-  init(speed: Double, cruise: Double, acceleration: Double, upAt: Double) {
-    self.speed = speed
-    self.cruise = max(speed, cruise)
-    self.acceleration = acceleration
-    self.upAt = max(0, upAt)
-  }
-
-  /// A vehicle that keeps `speed`.
-  static func keeping(_ speed: Double) -> SpeedCurve {
-    SpeedCurve(speed: speed, cruise: speed, acceleration: 0, upAt: .infinity)
-  }
-
-  /// It speeds up from `t` seconds after the anchor, unless it does earlier.
-  mutating func speedUp(at t: Double) { upAt = min(upAt, max(0, t)) }
-
-  /// Seconds it takes to reach `cruise`.
-  private var speedUpTime: Double {
-    acceleration > 0 ? (cruise - speed) / acceleration : 0
-  }
-
-  /// Metres per second `t` seconds after the anchor.
-  func speed(after t: Double) -> Double {
-    let up = t - upAt
-    return acceleration > 0 && up > 0 ? min(cruise, speed + acceleration * up) : speed
-  }
-
-  /// Metres covered in the `t` seconds after the anchor.
-  func distance(after t: Double) -> Double {
-    let held = max(0, min(t, upAt))
-    let rising = max(0, t - upAt)
-    let up = min(rising, speedUpTime)
-    return speed * held + speed * up + acceleration * up * up / 2
-      + speed(after: t) * (rising - up)
   }
 }
 

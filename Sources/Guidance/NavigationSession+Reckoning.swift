@@ -16,14 +16,9 @@ extension NavigationSession {
 
   /// Plans the heads-ups of a vehicle too slow to be carried past a maneuver, at its loss.
   ///
-  /// They are for the next maneuvers whose final prompts were not said (naming at most
-  /// `reckonManeuvers` that no prompt named before), each once the vehicle may be near it
-  /// (``AnnouncementScheduler/headsUpPoint(from:after:position:speed:recap:)``). Near is judged
-  /// from where the vehicle would be had it driven off at once from its last match, speeding up
-  /// at the estimates' rate to the speed it may drive at: the highest of the last
-  /// ``SpeedPeak/seconds``, at least the route's planned floor. A vehicle still joining the
-  /// route (a start in a car park) is placed at the route's nearest point to its last fix, if
-  /// that is within the off-route threshold.
+  /// See ``planHeadsUps(since:along:speed:recap:at:)``. A vehicle still joining the route (a
+  /// start in a car park) is placed at the route's nearest point to its last fix, if that is
+  /// within the off-route threshold.
   private mutating func planHeadsUps(at time: Double) {
     let c = configuration
     guard speed < c.reckonPassSpeed else { return }
@@ -45,13 +40,26 @@ extension NavigationSession {
     default:
       return
     }
+    planHeadsUps(since: since, along: along, speed: speed, recap: true, at: time)
+  }
+
+  /// Plans heads-ups for the next maneuvers whose final prompts were not said (naming at most
+  /// `reckonManeuvers` that no prompt named before; with `recap`, the first may name again what
+  /// prompts did), each once the vehicle may be near it
+  /// (``AnnouncementScheduler/headsUpPoint(from:after:position:speed:recap:)``): had it driven
+  /// on at once from `along` at `since`, speeding up from `speed` at the estimates' rate to the
+  /// speed it may drive at (the highest of the last ``SpeedPeak/seconds``, at least the route's
+  /// planned floor).
+  private mutating func planHeadsUps(
+    since: Double, along: Double, speed: Double, recap: Bool, at time: Double
+  ) {
     let v = max(speed, reckoner.peak.speed(span: Double(SpeedPeak.seconds)))
     let from = max(currentStep, geometry.step(containing: along, from: currentStep))
     let reach = Reckoner.Reach(
       since: since, along: along, speed: speed,
-      cruise: scheduler.timing(step: from, speed: v).speed, c)
+      cruise: scheduler.timing(step: from, speed: v).speed, configuration)
     reckoner.headsUp = Reckoner.HeadsUp(
-      reach: reach, from: from, through: 0, recap: true, at: time)
+      reach: reach, from: from, through: 0, recap: recap, at: time)
     scheduleHeadsUp(from: time)
   }
 
@@ -181,6 +189,7 @@ extension NavigationSession {
   /// seconds after its last match. The estimate passes `reckonManeuvers` maneuvers at most, and
   /// only at driving speed, `reckonPastManeuver` metres after it; then it waits at the next
   /// maneuver, whose direction nothing tells, and at the route's end (arrival needs a fix).
+  /// Waiting at a maneuver, it says the next ones as heads-ups: the vehicle may have driven on.
   mutating func deadReckon(
     by time: Double, inclusive: Bool, into events: inout [NavigationEvent]
   ) {
@@ -203,12 +212,21 @@ extension NavigationSession {
     while let t = r.next(by: time, inclusive: inclusive, limit: Self.deadReckoningLimit) {
       let target = r.along(at: t)
       let v = r.speed(at: t)
-      if currentStep < lastStep, r.passed < c.reckonManeuvers, v >= c.reckonPassSpeed,
+      let mayPass = r.passed < c.reckonManeuvers && v >= c.reckonPassSpeed
+      if currentStep < lastStep, mayPass,
         target > geometry.stepEnd[currentStep] + c.reckonPastManeuver
       {
         r.passedManeuver(at: t)
         distanceAlong = min(target, geometry.stepEnd[currentStep + 1])
         advanceSteps(time: t, into: &events)
+      }
+      // Waiting at a maneuver it may not pass, the vehicle may well drive on: once GPS is lost
+      // (whose heads-ups come first), what comes after it is said as heads-ups, once the vehicle
+      // may be near.
+      if !mayPass, gpsLost, reckoner.headsUp == nil, currentStep < lastStep,
+        target >= geometry.stepEnd[currentStep]
+      {
+        planHeadsUps(since: t, along: geometry.stepEnd[currentStep], speed: v, recap: false, at: t)
       }
       distanceAlong = max(distanceAlong, min(target, geometry.stepEnd[currentStep]))
       position.segment = geometry.segment(containing: distanceAlong, from: position.segment)

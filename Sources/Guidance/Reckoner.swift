@@ -1,3 +1,4 @@
+import Geodesy
 import GuidanceSettings
 
 /// Dead reckoning's state in a session: what it does about a vehicle without fixes
@@ -9,8 +10,9 @@ struct Reckoner: Sendable {
   var peak = SpeedPeak()
   /// When the last step began (a maneuver passed).
   var stepTime: Double?
-  /// A slow vehicle's fixes were lost: how far it may have got since, and when the next
-  /// heads-up falls due (``NavigationSession/sayHeadsUps(through:inclusive:into:)``).
+  /// A slow vehicle's fixes were lost, or the estimate waits at a maneuver: how far the vehicle
+  /// may have got since, and when the next heads-up falls due
+  /// (``NavigationSession/sayHeadsUps(through:inclusive:into:)``).
   var headsUp: HeadsUp?
 
   /// Whether a heads-up is yet to fall due.
@@ -69,7 +71,7 @@ struct Reckoner: Sendable {
     /// The vehicle driving off at once from its last match, at the acceleration estimates
     /// assume, up to the speed it may drive at.
     var reach: Reach
-    /// The step it was in when the fixes were lost.
+    /// The step it was in when they were planned.
     var from: Int
     /// The last maneuver a heads-up said (0: none yet), and how many they named that no
     /// prompt had named before.

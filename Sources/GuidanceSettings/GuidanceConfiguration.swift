@@ -284,7 +284,7 @@ public struct GuidanceConfiguration: Sendable, Equatable {
   public var reckonPassSpeed = 8.0
   public var reckonPastManeuver = 10.0
   /// Maneuvers the estimate may pass in one stretch without fixes, and the heads-ups of a slow
-  /// vehicle may name.
+  /// vehicle, or of one the estimate waits with at a maneuver, may name.
   ///
   /// Beyond them it stops at the next maneuver: nothing says which way the vehicle went at a
   /// junction it cannot see, nor, for a vehicle that may be standing, how far it got.
