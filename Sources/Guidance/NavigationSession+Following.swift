@@ -1,6 +1,7 @@
 import Geodesy
 import GuidanceSettings
 import Matching
+import RouteShape
 import Routes
 
 /// Matching: where each fix puts the vehicle on its route, by phase (departing, joining, on
@@ -154,6 +155,22 @@ extension NavigationSession {
         ? stoodWhereItWas(query, point: point, threshold: threshold) : nil)
       ?? matcher.match(
         query, hint: position.segment, course: course, along: configuration.rejoinHeadingDegrees)
+    // Back after a gap behind a maneuver the estimate passed, and going another way than that
+    // place runs: the first fixes back can be tens of metres off (few satellites yet), their
+    // course is not. The best place not behind the maneuver that the course runs along wins.
+    if gap, let b = best, let course, currentStep > 1,
+      case let passed = geometry.stepEnd[currentStep - 1], b.s < passed,
+      bearingDifference(course, geometry.bearings[b.segment]) > configuration.rejoinHeadingDegrees
+    {
+      var ahead = query
+      ahead.course = course
+      ahead.window = passed...max(passed, query.window.upperBound)
+      if let other = matcher.match(ahead, hint: position.segment),
+        (other.headingError ?? 180) <= configuration.rejoinHeadingDegrees
+      {
+        best = other
+      }
+    }
     deviation.shortcut.note(point, time: fix.time, span: configuration.movementSeconds)
     // Below the speed its course is trusted at, the way the fixes moved, else the receiver's.
     let found = deviation.shortcut.candidate(

@@ -151,6 +151,7 @@ public struct Scenario: Sendable {
     if let v = r["hdop"]?.doubleValue { o.hdop = v }
     if let v = r["coast"]?.doubleValue { o.coast = v }
     if let v = r["coastFlagged"]?.boolValue { o.coastFlagged = v }
+    if let v = r["reacquire"]?.doubleValue { o.reacquire = v }
     if let p = r["pullOut"]?.objectValue {
       let d = PullOut()
       o.pullOut = PullOut(

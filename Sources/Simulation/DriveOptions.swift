@@ -242,6 +242,14 @@ public struct DriveOptions: Sendable, Equatable {
   /// Whether coasted positions are marked as estimates (GGA quality 6, RMC mode E); else they
   /// look like any other fix.
   public var coastFlagged = false
+  /// Metres off the first fix after each stretch of 5 s or more without sky (0: none), in a
+  /// direction drawn for each stretch, the error halving every 2 s.
+  ///
+  /// A receiver that lost its satellites (a tunnel, a car park) gets its first fix back from few
+  /// of them while its filter converges: tens of metres off for a few seconds (the bounce at a
+  /// tunnel's exit Mapbox users report, navigation-ios #1998). The receiver notices about half of
+  /// it in its accuracy estimate. Drawn from its own random stream.
+  public var reacquire: Double = 0
 
   public init() {}
 

@@ -2,6 +2,7 @@ import Geodesy
 
 import func Glibc.cos
 import func Glibc.exp
+import func Glibc.log
 import func Glibc.sin
 
 /// What a GNSS receiver makes of the truth: correlated position error, multipath jumps, noisy
@@ -21,6 +22,9 @@ enum ReceiverModel {
     var multipathRNG = RandomSource(seed: options.seed ^ 0x6D75_6C74_6970_6174)
     var canyonRNG = RandomSource(seed: options.seed ^ 0x6361_6E79_6F6E)
     var glitchRNG = RandomSource(seed: options.seed ^ 0x676C_6974_6368)
+    var reacquireRNG = RandomSource(seed: options.seed ^ 0x7265_6163_7175)
+    // The error of the fixes after a stretch without sky: when the first came, its bearing.
+    var reacquired: (time: Double, bearing: Double)?
     // The canyon bias drifts between half and the full size: a Gauss–Markov process of its own.
     var drift = 0.0
     var jumpLeft = 0.0
@@ -83,6 +87,11 @@ enum ReceiverModel {
         sigmas.append(coast.coordinate == nil ? classicSigma : sigmas.last ?? classicSigma)
         continue
       }
+      if options.reacquire > 0, let last = lastSeen,
+        sample.time - last.time >= reacquireAfter
+      {
+        reacquired = (sample.time, 360 * reacquireRNG.uniform())
+      }
       var p = sample.position
       if sigma > 0 {
         p = p.destination(distance: ey, bearing: 0).destination(distance: ex, bearing: 90)
@@ -91,10 +100,19 @@ enum ReceiverModel {
         p = p.destination(distance: canyonBias, bearing: normalizedBearing(sample.course + 90))
       }
       if glitch > 0 { p = p.destination(distance: glitch, bearing: glitchBearing) }
-      let jumpSize = (jump.east * jump.east + jump.north * jump.north).squareRoot()
+      var jumpSize = (jump.east * jump.east + jump.north * jump.north).squareRoot()
       if jumpSize > 0 {
         p = p.destination(distance: jump.north, bearing: 0).destination(
           distance: jump.east, bearing: 90)
+      }
+      if let r = reacquired {
+        let off = options.reacquire * exp(-(sample.time - r.time) * log(2) / reacquireHalfLife)
+        if off < 0.1 {
+          reacquired = nil
+        } else {
+          p = p.destination(distance: off, bearing: r.bearing)
+          jumpSize = max(jumpSize, off)
+        }
       }
       // The receiver notices about half of a multipath jump in its residuals.
       let reported = (classicSigma * classicSigma + jumpSize * jumpSize / 8).squareRoot()
@@ -120,6 +138,11 @@ enum ReceiverModel {
     }
     return (fixes, sigmas)
   }
+
+  /// Seconds without sky after which the first fixes are off (`DriveOptions.reacquire`), and
+  /// the seconds in which their error halves.
+  static let reacquireAfter = 5.0
+  static let reacquireHalfLife = 2.0
 
   /// What a receiver without sky reports at `time`: with `coast`, the last fix carried on in a
   /// straight line at its speed and course for that long; otherwise, or after it, nothing.

@@ -90,7 +90,8 @@ extension StepwiseTool {
   }
 
   /// The options of the receiver's flaws a real city shows (the recipe keys `noiseCorrelation`,
-  /// `canyons`, `glitchEvery`, `gaps`, `pullOut`, `cornerCut`, `hdop`, `coast`, `coastFlagged`).
+  /// `canyons`, `glitchEvery`, `gaps`, `pullOut`, `cornerCut`, `hdop`, `coast`, `coastFlagged`,
+  /// `reacquire`).
   private static func receiverFlaws(_ args: inout Arguments, into o: inout DriveOptions) throws {
     if let s = try args.number("--noise-correlation", in: 1...3600) { o.noiseCorrelation = s }
     while let c = try args.option("--canyon") {
@@ -128,6 +129,7 @@ extension StepwiseTool {
     if let h = try args.number("--hdop", in: 0.5...99) { o.hdop = h }
     o.coast = try args.number("--coast", in: 0...600) ?? 0
     o.coastFlagged = args.flag("--coast-flagged")
+    o.reacquire = try args.number("--reacquire", in: 0...500) ?? 0
   }
 
   /// `AT:SECONDS` (seconds after the first epoch) as a closed range.

@@ -79,6 +79,8 @@ public enum StepwiseTool {
       --hdop H             the HDOP of every fix (default 0.9)
       --coast SECONDS      without sky, go on reporting the last fix carried on in a
                            straight line for that long (--coast-flagged: as estimates)
+      --reacquire METRES   the first fix after 5 s or more without sky this far off,
+                           the error halving every 2 s
       --settle SECONDS     standing time at the start (default 5); --dwell at the end
       --talker XX          NMEA talker (default GP)
       --sentences LIST     RMC,VTG,GGA,GSA,GSV,GST (default RMC,GGA,GSA,GST)

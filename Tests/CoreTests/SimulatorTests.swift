@@ -206,19 +206,28 @@ import Testing
     #expect(d.dropouts.count == 1)
   }
 
-  @Test func aCoastingReceiverCarriesItsLastFixOnAndMarksItWhenAsked() {
+  /// The town drive without sky from 700 to 1100 m along, plainly and with the receiver's
+  /// `flaw`; the indices of the epochs without sky.
+  private func darkDrives(_ flaw: (inout DriveOptions) -> Void)
+    -> (plain: SimulatedDrive, flawed: SimulatedDrive, blind: [Int])
+  {
     let dark = 700.0...1100.0
     let plain = DriveSimulator.drive(
       Self.town.routes[0], options: options { $0.dropouts = [dark] })
-    let coasting = DriveSimulator.drive(
+    let flawed = DriveSimulator.drive(
       Self.town.routes[0],
       options: options {
         $0.dropouts = [dark]
-        $0.coast = 8
+        flaw(&$0)
       })
+    let blind = plain.fixes.indices.filter { plain.fixes[$0].coordinate == nil }
+    return (plain, flawed, blind)
+  }
+
+  @Test func aCoastingReceiverCarriesItsLastFixOnAndMarksItWhenAsked() {
+    let (plain, coasting, blind) = darkDrives { $0.coast = 8 }
     // The same drive: only the epochs without sky differ, the first 8 s of them.
     #expect(plain.truth == coasting.truth)
-    let blind = plain.fixes.indices.filter { plain.fixes[$0].coordinate == nil }
     let coasted = blind.filter { coasting.fixes[$0].coordinate != nil }
     #expect(coasted.count == 8 && coasted == Array(blind.prefix(8)))
     let last = coasting.fixes[blind[0] - 1]
@@ -230,13 +239,10 @@ import Testing
       #expect(f.coordinate!.distance(to: carried) < 0.01)
     }
     // Marked, they are the receiver's estimates: GGA quality 6, RMC mode E, gpsd status 5.
-    let flagged = DriveSimulator.drive(
-      Self.town.routes[0],
-      options: options {
-        $0.dropouts = [dark]
-        $0.coast = 8
-        $0.coastFlagged = true
-      })
+    let flagged = darkDrives {
+      $0.coast = 8
+      $0.coastFlagged = true
+    }.flawed
     #expect(coasted.allSatisfy { flagged.fixes[$0].quality == .deadReckoning })
     let nmea = flagged.nmea(talker: "GP", sentences: [.rmc, .vtg, .gga], header: [])
     #expect(nmea.contains(",E*") && nmea.contains("GPGGA,") && nmea.contains(",6,09,"))
@@ -244,6 +250,26 @@ import Testing
     let read = reader.feed(Array(nmea.utf8)) + reader.finish()
     #expect(read.map(\.quality) == flagged.fixes.map(\.quality))
     #expect(flagged.gpsdJSON(sky: false).contains("\"mode\":3,\"status\":5,"))
+  }
+
+  @Test func theFirstFixesAfterAStretchWithoutSkyAreOffAndConverge() {
+    let (plain, poor, blind) = darkDrives { $0.reacquire = 40 }
+    // The same drive; only the fixes after the stretch without sky moved.
+    #expect(plain.truth == poor.truth)
+    let back = blind.last! + 1
+    for i in plain.fixes.indices where i < back {
+      #expect(plain.fixes[i] == poor.fixes[i])
+    }
+    // 40 m off at the first fix back, halving every 2 s, in one direction; the receiver says
+    // about half of it.
+    let off = (back..<(back + 8)).map {
+      plain.fixes[$0].coordinate!.distance(to: poor.fixes[$0].coordinate!)
+    }
+    for (k, d) in off.enumerated() {
+      #expect(abs(d - 40 * pow(0.5, Double(k) / 2)) < 0.01, "\(k) s after: \(d) m off")
+    }
+    #expect(poor.fixes[back].horizontalAccuracy! > 10)
+    #expect(poor.fixes[back + 20] == plain.fixes[back + 20])
   }
 
   @Test func everySentenceTypeIsWellFormedAndReadsBackToTheSameFixes() {
