@@ -28,6 +28,13 @@ import Testing
       "Simulations/072-monaco-tunnels-coasting-receiver",
       ["--profile", "town", "--speed", "60", "--noise", "5", "--seed", "72", "--coast", "20"]
     ),
+    (
+      "Simulations/074-car-park-outage-poor-first-fixes",
+      [
+        "--profile", "town", "--speed", "30", "--noise", "4", "--seed", "47", "--hdop", "1.5",
+        "--sentences", "RMC,GGA", "--gap", "30:45", "--reacquire", "30",
+      ]
+    ),
   ])
   func theOptionsMakeTheScenariosTrack(scenario: String, options: [String]) throws {
     let r = try runTool("stepwise", ["simulate", "\(scenario)/route.json"] + options)
@@ -47,6 +54,7 @@ import Testing
     (["--pull-out", "90:0"], "invalid --pull-out '90:0'"),
     (["--pull-out", "90::4"], "invalid --pull-out '90::4'"),
     (["--coast", "-1"], "invalid value '-1' for --coast"),
+    (["--reacquire", "600"], "invalid value '600' for --reacquire"),
   ])
   func aBadFlawIsRefusedWithStatus2(options: [String], message: String) throws {
     let r = try runTool(
