@@ -163,13 +163,11 @@ extension NavigationSession {
       bearingDifference(course, geometry.bearings[b.segment]) > configuration.rejoinHeadingDegrees
     {
       var ahead = query
-      ahead.course = course
       ahead.window = passed...max(passed, query.window.upperBound)
-      if let other = matcher.match(ahead, hint: position.segment),
-        (other.headingError ?? 180) <= configuration.rejoinHeadingDegrees
-      {
-        best = other
-      }
+      best =
+        matcher.match(
+          ahead, hint: position.segment, runningAlong: course,
+          within: configuration.rejoinHeadingDegrees) ?? b
     }
     deviation.shortcut.note(point, time: fix.time, span: configuration.movementSeconds)
     // Below the speed its course is trusted at, the way the fixes moved, else the receiver's.

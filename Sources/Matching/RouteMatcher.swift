@@ -118,10 +118,18 @@ public final class RouteMatcher: Sendable {
     guard query.course == nil, let course, let b = best,
       bearingDifference(course, geometry.bearings[b.segment]) > along
     else { return best }
+    return match(query, hint: hint, runningAlong: course, within: along) ?? b
+  }
+
+  /// The best place in `query`'s window weighing `course` too, if `course` runs along it (within
+  /// `along` degrees of its bearing); `nil` when it does not. (Not inlined: asked rarely.)
+  public func match(
+    _ query: MatchQuery, hint: Int, runningAlong course: Double, within along: Double
+  ) -> MatchCandidate? {
     var q = query
     q.course = course
-    guard let other = match(q, hint: hint), (other.headingError ?? 0) <= along else { return b }
-    return other
+    guard let c = match(q, hint: hint), (c.headingError ?? 0) <= along else { return nil }
+    return c
   }
 
   /// ``match(_:hint:)``, counting the work done into `statistics`.

@@ -2,7 +2,7 @@ import Geodesy
 
 import func Glibc.cos
 import func Glibc.exp
-import func Glibc.log
+import func Glibc.pow
 import func Glibc.sin
 
 /// What a GNSS receiver makes of the truth: correlated position error, multipath jumps, noisy
@@ -106,7 +106,7 @@ enum ReceiverModel {
           distance: jump.east, bearing: 90)
       }
       if let r = reacquired {
-        let off = options.reacquire * exp(-(sample.time - r.time) * log(2) / reacquireHalfLife)
+        let off = options.reacquire * pow(0.5, (sample.time - r.time) / reacquireHalfLife)
         if off < 0.1 {
           reacquired = nil
         } else {
