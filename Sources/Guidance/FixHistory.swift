@@ -1,9 +1,6 @@
 import Geodesy
 import GuidanceSettings
 
-import func Glibc.cos
-import func Glibc.sin
-
 /// What the receiver's epochs said so far, as guidance uses them: the times of the newest input
 /// and fix, the last valid fix with the speed, interval and accuracy it gives, the GPS losses,
 /// and the fixes discarded as glitches.
@@ -61,7 +58,16 @@ struct FixHistory: Sendable {
   }
 
   /// The last fix used that repeated no earlier one: echoes are measured from it.
+  ///
+  /// Made from ``last`` by the first echo of it (``lastIsOrigin``): a fix that no echo follows,
+  /// almost every fix of a receiver with sky, costs a few stores.
   var origin: EchoOrigin?
+  /// Whether ``last`` repeated no earlier fix; how far the origin lay from the route; the speed
+  /// and course its echoes repeat (the origin's, NaN for none: no echo then).
+  private var lastIsOrigin = false
+  private(set) var originLateral = 0.0
+  private var echoSpeed = Double.nan
+  private var echoCourse = Double.nan
   /// Whether an echo of ``origin`` left the route: the receiver coasts without sky, and the
   /// run's echoes are epochs without a position.
   var coasting = false
@@ -86,23 +92,14 @@ struct FixHistory: Sendable {
     if time - since >= seconds { exact = true }
   }
 
-  /// Makes `fix` (used at `point`, `lateral` metres from the route) the origin of echoes.
-  ///
-  /// None without a speed and course; a run of coasting ends. The last origin's unit stays for
-  /// the same course within ``EchoOrigin/unitLatitudeSpan`` of its latitude (no sine again).
-  @inline(__always) mutating func newOrigin(_ fix: Fix, point: Coordinate, lateral: Double) {
+  /// Makes `fix`, just used as ``last`` `lateral` metres from the route, the origin of echoes;
+  /// a run of coasting ends.
+  @inline(__always) mutating func newOrigin(_ fix: Fix, lateral: Double) {
     coasting = false
-    guard let v = fix.speed, let course = fix.course else {
-      origin = nil
-      return
-    }
-    var next = EchoOrigin(time: fix.time, point: point, speed: v, course: course, lateral: lateral)
-    if let o = origin, o.course == course,
-      abs(o.point.latitude - point.latitude) < EchoOrigin.unitLatitudeSpan
-    {
-      next.unit = o.unit
-    }
-    origin = next
+    lastIsOrigin = true
+    originLateral = lateral
+    echoSpeed = fix.speed ?? .nan
+    echoCourse = fix.course ?? .nan
   }
 
   /// How far `fix` carries ``origin`` on, metres, when it only does that; else `nil`.
@@ -114,17 +111,33 @@ struct FixHistory: Sendable {
   ///
   /// Inlined for the reason ``updateSpeed(_:point:dt:_:)`` is.
   @inline(__always) mutating func echoes(_ fix: Fix, _ c: GuidanceConfiguration) -> Double? {
-    guard let v = fix.speed, v == origin?.speed, let course = fix.course,
-      course == origin?.course, v >= c.trustCourseAbove, var o = origin, fix.time > o.time,
-      let to = fix.coordinate
+    guard let v = fix.speed, v == echoSpeed, let course = fix.course, course == echoCourse,
+      v >= c.trustCourseAbove, let to = fix.coordinate
     else { return nil }
-    let u = o.unit ?? o.measure()
-    origin = o
+    if lastIsOrigin { originate() }
+    guard let o = origin, fix.time > o.time else { return nil }
     let d = v * (fix.time - o.time)
-    let north = (to.latitude - o.point.latitude) * EchoOrigin.metresPerDegree - d * u.north
-    let east = wrappedLongitudeDelta(to.longitude - o.point.longitude) * u.longitude - d * u.east
     let tolerance = c.echoTolerance + c.echoToleranceShare * d
-    return north * north + east * east <= tolerance * tolerance ? d : nil
+    return o.squaredMiss(to, carried: d, unit: o.unit ?? measureOrigin())
+      <= tolerance * tolerance ? d : nil
+  }
+
+  /// Works out the unit of ``origin`` and keeps it: once a run of echoes.
+  @inline(never)
+  private mutating func measureOrigin() -> EchoOrigin.Unit {
+    origin?.measure() ?? (east: 0, north: 0, latitude: 0, longitude: 0)
+  }
+
+  /// Makes ``origin`` of ``last``, which has a speed and course, at its first echo.
+  @inline(never)
+  private mutating func originate() {
+    lastIsOrigin = false
+    guard let fix = last, let point = fix.coordinate, let v = fix.speed, let course = fix.course
+    else {
+      origin = nil
+      return
+    }
+    origin = EchoOrigin(time: fix.time, point: point, speed: v, course: course, after: origin)
   }
 
   /// Whether `fix` is farther from the last fix than the vehicle can have gone since: a
@@ -191,36 +204,5 @@ struct FixHistory: Sendable {
     if speed >= c.trustCourseAbove { return speed }
     if speed == 0, last?.speed == nil, planned > 0 { return planned }
     return nil
-  }
-}
-
-/// A fix its echoes (``FixHistory/echoes(_:_:)``) are measured from: its time, position,
-/// speed and course, and its distance from the route.
-struct EchoOrigin: Sendable {
-  var time: Double
-  var point: Coordinate
-  var speed: Double
-  var course: Double
-  var lateral: Double
-  /// Metres east and north per metre along the course, and metres per degree of longitude
-  /// here: worked out at the first echo (few fixes have one), flat over the few hundred metres
-  /// a receiver coasts.
-  var unit: (east: Double, north: Double, longitude: Double)?
-
-  static let metresPerDegree = earthRadius * .pi / 180
-  /// Degrees of latitude over which a ``unit``'s metres per degree of longitude still hold:
-  /// they change by 0.02 % at 45° of latitude, 0.05 % at 70° (under 3 cm over the few hundred
-  /// metres a receiver coasts).
-  static let unitLatitudeSpan = 0.01
-
-  /// Works ``unit`` out and keeps it.
-  mutating func measure() -> (east: Double, north: Double, longitude: Double) {
-    let theta = course * .pi / 180
-    let u = (
-      east: sin(theta), north: cos(theta),
-      longitude: Self.metresPerDegree * cos(point.latitude * .pi / 180)
-    )
-    unit = u
-    return u
   }
 }

@@ -109,9 +109,10 @@ extension NavigationSession {
   /// The echo was matched like any fix (no second look-up): the first to leave is at most a
   /// second's drift beyond the fix it repeats, well inside the off-route distance.
   mutating func noteEcho(carrying distance: Double) {
-    guard phase == .onRoute, let origin = fixes.origin else { return }
+    guard phase == .onRoute, fixes.origin != nil else { return }
     let reach =
-      origin.lateral + configuration.echoTolerance + configuration.echoToleranceShare * distance
+      fixes.originLateral + configuration.echoTolerance
+      + configuration.echoToleranceShare * distance
     if position.lateral > reach { fixes.coasting = true }
   }
 

@@ -252,13 +252,7 @@ public struct NavigationSession: Sendable {
     fixes.lastInputTime = fix.time
     guard usable, let point = fix.coordinate else { return }
 
-    if fixes.lost {
-      fixes.lost = false
-      events.append(NavigationEvent(time: fix.time, kind: .gps(.acquired)))
-      announce(
-        .gpsAcquired, kind: .gps, step: currentStep, id: "gps.\(fixes.losses).acquired",
-        time: fix.time, into: &events)
-    }
+    if fixes.lost { noteAcquired(at: fix.time, into: &events) }
 
     let dt = fixes.gap(to: fix, configuration)
     let accuracy = FixHistory.accuracy(of: fix, configuration)
@@ -318,7 +312,7 @@ public struct NavigationSession: Sendable {
     if let d = echo {
       noteEcho(carrying: d)
     } else {
-      fixes.newOrigin(fix, point: point, lateral: position.lateral)
+      fixes.newOrigin(fix, lateral: position.lateral)
     }
     // Moving only: a receiver standing holds one position, wherever it is.
     if !fixes.exact, phase == .onRoute, speed >= configuration.trustCourseAbove {
@@ -363,6 +357,19 @@ public struct NavigationSession: Sendable {
     }
     // After the fix's progress, where an edge with a router says it too.
     if guidesBack, phase == .offRoute { sayReturn(into: &events) }
+  }
+
+  /// Fixes are back after a loss reported: says so.
+  ///
+  /// Out of line: asked on every fix, done after an outage only (inlined, it left `ingest` too
+  /// large for the events' `append` to be inlined in it).
+  @inline(never)
+  private mutating func noteAcquired(at time: Double, into events: inout [NavigationEvent]) {
+    fixes.lost = false
+    events.append(NavigationEvent(time: time, kind: .gps(.acquired)))
+    announce(
+      .gpsAcquired, kind: .gps, step: currentStep, id: "gps.\(fixes.losses).acquired",
+      time: time, into: &events)
   }
 
   /// Tells the session that no epoch at all arrived up to `time` (seconds since the epoch).
