@@ -1,3 +1,4 @@
+public import Geodesy
 import GuidanceSettings
 
 /// What a restarted daemon needs to continue where this session was, without announcing
@@ -152,22 +153,5 @@ public struct HeadsUpProgress: Sendable, Equatable {
     self.named = named
     self.recap = recap
     self.next = next
-  }
-}
-
-/// One second of fixes: its time (whole seconds since the Unix epoch) and the highest and lowest
-/// speed in it (m/s).
-public struct SpeedSecond: Sendable, Equatable {
-  /// How many of the last seconds a session keeps (and a snapshot holds at most).
-  public static let kept = 64
-
-  public var time: Int
-  public var high: Double
-  public var low: Double
-
-  public init(time: Int, high: Double, low: Double) {
-    self.time = time
-    self.high = high
-    self.low = low
   }
 }

@@ -1,3 +1,4 @@
+import Geodesy
 import Guidance
 import JSON
 
