@@ -39,20 +39,35 @@ extension AnnouncementScheduler {
   }
 
   /// The vehicle is `distance` metres before maneuver `m`, behind an estimate that made its
-  /// prompts: those due closer than that at `speed` are said again when due (``reopened``).
-  mutating func reopen(_ m: Int, distance: Double, speed: Double) {
+  /// prompts: those due closer than that at `speed` (closer than `distance` over `factor` and
+  /// `margin` metres short of it) are said again when due (``reopened``).
+  mutating func reopen(
+    _ m: Int, distance: Double, speed: Double, factor: Double = 1, margin: Double = 0
+  ) {
     guard m >= 1, m < said.count, said[m] != .passed else { return }
     let (limits, v) = timing(step: m, speed: speed)
-    for kind in [AnnouncementKind.prepare, .approach, .now]
-    where said[m].contains(kind.flag) && lead(kind, speed: v, limits: limits) < distance {
+    for kind in [AnnouncementKind.prepare, .approach, .now] where said[m].contains(kind.flag) {
+      let d = lead(kind, speed: v, limits: limits)
+      guard distance > max(factor * d, d + margin) else { continue }
       said[m].remove(kind.flag)
       said[m].insert(.reopened)
       forgetHeadsUps(from: m)
     }
   }
 
-  /// Whether maneuver `m`'s prompts were taken back to be said again.
-  func reopened(_ m: Int) -> Bool { said[m] != .passed && said[m].contains(.reopened) }
+  /// Maneuver `m`, passed on an estimate, is ahead of the vehicle after all: what was said of it
+  /// stands, and ``reopen(_:distance:speed:factor:margin:)`` takes back what is due again.
+  mutating func unpass(_ m: Int) {
+    guard m >= 1, m < said.count, said[m] == .passed else { return }
+    said[m] = [.prepare, .approach, .now, .stepStarted, .spoken]
+  }
+
+  /// Whether maneuver `m`, one not passed (a prompt for it is due), had its prompts taken back
+  /// to be said again.
+  ///
+  /// Not compared with ``AnnouncementFlags/passed``: a maneuver said again as the "then" of the
+  /// one before and then on its own holds every flag, which is `passed`'s value too.
+  func reopened(_ m: Int) -> Bool { said[m].contains(.reopened) }
 
   /// Takes back what a saved session had said.
   mutating func resume(

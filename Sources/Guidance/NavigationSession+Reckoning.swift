@@ -257,6 +257,35 @@ extension NavigationSession {
     if r.started { reckoner.mode = .carrying(r) }
   }
 
+  /// Where the step being travelled starts along the route, metres.
+  var stepStart: Double { currentStep > 0 ? geometry.stepEnd[currentStep - 1] : 0 }
+
+  /// Whether the vehicle, matched behind `along`, gets there within `reckonHoldSeconds` at its
+  /// speed (at least `reckonPassSpeed`): how far behind an estimate it may be held.
+  func reaches(_ along: Double) -> Bool {
+    along - distanceAlong
+      <= max(speed, configuration.reckonPassSpeed) * configuration.reckonHoldSeconds
+  }
+
+  /// The fixes came back behind maneuvers the estimate passed (`passed` of them), too far to
+  /// reach them soon (a car stuck in a queue in a tunnel): guidance steps back.
+  ///
+  /// The step the vehicle is in is the current one again, the position is reported where it
+  /// is, and the prompts of the maneuvers between that are due again are said again. A jump
+  /// back, where holding the position would leave it minutes ahead of the vehicle and the turns
+  /// between said only long before them.
+  mutating func stepBack(passed: Int, time: Double, into events: inout [NavigationEvent]) {
+    let ahead = currentStep
+    while currentStep > max(1, ahead - passed), distanceAlong <= stepStart { currentStep -= 1 }
+    guard currentStep < ahead else { return }
+    reckoner.mode = .off
+    events.append(NavigationEvent(time: time, kind: .step(currentStep)))
+    for m in currentStep..<ahead { scheduler.unpass(m) }
+    for m in currentStep + 1...ahead {
+      scheduler.reopen(m, distance: geometry.stepEnd[m] - distanceAlong, speed: speed)
+    }
+  }
+
   /// A usable fix after a stretch without: the position goes back to the last match, from which
   /// the fix is matched as after any gap; returns the last estimate (`nil`: there was none).
   mutating func endReckoning() -> Reckoning.Estimate? {

@@ -320,15 +320,21 @@ public struct NavigationSession: Sendable {
         position.lateral, time: fix.time, within: configuration.exactLateral,
         for: configuration.exactSeconds)
     }
-    if let estimate,
-      reckoner.resume(
-        after: estimate, time: fix.time, along: distanceAlong,
-        stepStart: currentStep > 0 ? geometry.stepEnd[currentStep - 1] : 0, speed: speed,
-        configuration), phase == .onRoute
-    {
-      scheduler.reopen(
-        currentStep, distance: geometry.stepEnd[currentStep] - reckoner.reported(distanceAlong),
-        speed: speed)
+    if let estimate {
+      // Prompts the estimate made too early are due again where the vehicle is: any made
+      // before it, when it is far behind the estimate; else those said far out.
+      let behind = reckoner.resume(
+        after: estimate, time: fix.time, along: distanceAlong, stepStart: stepStart,
+        speed: speed, configuration)
+      if phase == .onRoute {
+        if behind, estimate.passed > 0, !reaches(stepStart) {
+          stepBack(passed: estimate.passed, time: fix.time, into: &events)
+        }
+        scheduler.reopen(
+          currentStep, distance: geometry.stepEnd[currentStep] - max(distanceAlong, stepStart),
+          speed: speed, factor: behind ? 1 : configuration.reckonRepeatFactor,
+          margin: behind ? 0 : configuration.reckonRepeatMargin)
+      }
     }
     if reckoner.headsUp != nil { endHeadsUps() }
     reckoner.settle(time: fix.time, along: distanceAlong, onRoute: phase == .onRoute)

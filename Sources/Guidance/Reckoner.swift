@@ -148,20 +148,23 @@ struct Reckoner: Sendable {
   /// guess: when the vehicle at `speed` (at least `reckonPassSpeed`) would not reach it within
   /// `reckonHoldSeconds` (it stood or crawled in the dark), the fix is reported at once, a step
   /// back rather than a position frozen for minutes. Never behind `stepStart`, though, the last
-  /// maneuver passed (on the estimate or not): the steps and prompts given stay true. Returns
-  /// whether the estimate gave way so (the prompts it made in the step may be due again).
+  /// maneuver passed (on the estimate or not): the steps and prompts given stay true.
+  ///
+  /// Returns whether the vehicle would not reach the estimate within `reckonHoldSeconds`,
+  /// however long the stretch: the prompts the estimate made in the step came that much too
+  /// early (a car stuck in a queue in a tunnel heard "turn right" minutes before the turn) and
+  /// are due again where the vehicle is.
   mutating func resume(
     after e: Reckoning.Estimate, time: Double, along: Double, stepStart: Double, speed: Double,
     _ c: GuidanceConfiguration
   ) -> Bool {
-    let near =
-      time - e.since <= c.reckonHoldOutageSeconds
-      || e.along - along <= max(speed, c.reckonPassSpeed) * c.reckonHoldSeconds
+    let reaches = e.along - along <= max(speed, c.reckonPassSpeed) * c.reckonHoldSeconds
+    let near = time - e.since <= c.reckonHoldOutageSeconds || reaches
     if near || stepStart > along {
       mode = .settling(
         floor: near ? e.along : min(e.along, stepStart), until: time + c.reckonSettleWindow)
     }
-    return !near
+    return !reaches
   }
 
   /// A fix matched at `along` while settling behind the last estimate: the floor follows it

@@ -262,6 +262,12 @@ public struct GuidanceConfiguration: Sendable, Equatable {
   /// of a slow vehicle falls due after it either.
   public var reckonHoldOutageSeconds = 120.0
   public var reckonHoldSeconds = 30.0
+  /// A prompt an estimate made is said again when due once the fixes come back with the
+  /// vehicle over this many times as far from the maneuver as the prompt's lead, and
+  /// `reckonRepeatMargin` metres farther: it was said that much too early (a vehicle that slowed
+  /// or stood in the dark), and a final prompt minutes before a turn is no prompt.
+  public var reckonRepeatFactor = 2.0
+  public var reckonRepeatMargin = 50.0
   /// The final prompts of a vehicle without fixes slower than its highest speed of the last
   /// `reckonPeakSeconds` of fixes (braking for a maneuver, slowed by traffic) are timed for one
   /// that speeds up to it again at this many m/s², unless it was steady (below); the position

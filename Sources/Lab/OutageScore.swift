@@ -41,6 +41,9 @@ public struct OutageScore: Sendable {
     public var id: String
     public var away: Double
     public var withoutOutage: Double
+    /// Whether a prompt for the maneuver was said again from fixes, ``leadRequired`` seconds
+    /// or more before the vehicle reached it: the far one did not stand alone.
+    public var saidAgain = false
   }
 
   /// Final prompts from estimates said far out.
@@ -172,7 +175,16 @@ public struct OutageScore: Sendable {
         if let plain = plainDistances[a.id], let t = alongAt(e.time) {
           let away = geometry.stepEnd[a.step] - t
           if away > max(2 * plain, plain + Self.farFinalMargin) {
-            farFinals.append(FarFinal(id: a.id, away: away, withoutOutage: plain))
+            let reached = reaching(geometry.stepEnd[a.step]) ?? .infinity
+            let again = events.contains { later in
+              guard !later.estimated, later.time > e.time,
+                later.time <= reached - Self.leadRequired, let b = later.announcement,
+                [.approach, .now].contains(b.kind)
+              else { return false }
+              return b.step == a.step || b.thenSteps.contains(a.step)
+            }
+            farFinals.append(
+              FarFinal(id: a.id, away: away, withoutOutage: plain, saidAgain: again))
           }
         }
       }

@@ -146,7 +146,8 @@ extension StepwiseTool {
         + "\(NMEAWriter.fixed(100 * counted.worstReturn, 1)) % of the distance blind; "
         + "largest backward step \(NMEAWriter.fixed(counted.worstJump, 1)) m; "
         + "\(counted.farFinals) of \(counted.finals) final prompts from estimates said over "
-        + "twice as far out as without the outage (not counted as short)")
+        + "twice as far out as without the outage (not counted as short), "
+        + "\(counted.farFinalsSaidAgain) of them said again from fixes before the maneuver")
     return counted.short == 0 ? 0 : 1
   }
 
@@ -161,9 +162,11 @@ extension StepwiseTool {
     var returns = 0
     var worstReturn = 0.0
     var worstJump = 0.0
-    /// Final prompts from estimates, and those said far out (``OutageScore/farFinals``).
+    /// Final prompts from estimates, those said far out (``OutageScore/farFinals``), and of
+    /// those the ones said again from fixes.
     var finals = 0
     var farFinals = 0
+    var farFinalsSaidAgain = 0
 
     /// Adds the cut scored `s`; returns what it misses of the bar (empty: nothing).
     mutating func add(_ s: OutageScore) -> [String] {
@@ -186,6 +189,7 @@ extension StepwiseTool {
       worstJump = max(worstJump, s.backwardJump)
       finals += s.finals
       farFinals += s.farFinals.count
+      farFinalsSaidAgain += s.farFinals.count { $0.saidAgain }
       if let e = s.returnError, s.steady, !s.held, s.blindDistance > 0 {
         returns += 1
         worstReturn = max(worstReturn, e / s.blindDistance)

@@ -338,30 +338,49 @@ import Testing
   /// After minutes without fixes the estimate is a guess.
   ///
   /// A vehicle that stood or crawled in the dark is reported where its fix is, not held for
-  /// minutes at an estimate far ahead. Only the maneuvers the estimate passed (their steps and
-  /// prompts given) hold it: it is reported no further back than the last of them.
+  /// minutes at an estimate far ahead. One back behind maneuvers the estimate passed, too far
+  /// to reach them soon, is on the step it is in again, and their prompts are said again.
   @Test func afterALongOutageAnEstimateFarAheadGivesWayToTheFix() throws {
-    func returning(at v: Double, from s0: Double) throws -> (estimate: Progress, back: Progress) {
+    func returning(at v: Double, from s0: Double) throws -> (
+      estimate: Progress, back: Progress, after: [NavigationEvent]
+    ) {
       var s = try Self.session()
       var events: [NavigationEvent] = []
       for t in 0...20 { events += s.ingest(Self.fix(at: v * Double(t), time: Double(t), speed: v)) }
       for t in 21...170 { events += s.ingest(.noFix(time: Self.t0 + Double(t))) }
       let estimate = try #require(events.last { $0.progressValue != nil }?.progressValue)
       // It crept in the dark, and drives on at 6 m/s from `s0`.
-      let back = s.ingest(Self.fix(at: s0, time: 171, speed: 6)).compactMap(\.progressValue)
-      return (estimate, try #require(back.first))
+      var after = s.ingest(Self.fix(at: s0, time: 171, speed: 6))
+      let back = try #require(after.compactMap(\.progressValue).first)
+      for t in 172...400 where s0 + 6 * Double(t - 171) < Self.geometry.length - 50 {
+        after += s.ingest(Self.fix(at: s0 + 6 * Double(t - 171), time: Double(t), speed: 6))
+      }
+      return (estimate, back, after)
     }
     // At 6 m/s the estimate waits at the first maneuver (too slow to pass it unseen).
     let slow = try returning(at: 6, from: 300)
     #expect(abs(slow.estimate.distanceAlong - 1000) < 1)
     #expect(abs(slow.back.distanceAlong - 300) < 15, "\(slow.back.distanceAlong)")
     #expect(slow.back.step == 1)
-    // At 12 m/s it passed both maneuvers and waits at the end. Back before them, the vehicle
-    // is held at the second (not at the end, 800 m on), on the step it reached.
+    // At 12 m/s it passed both maneuvers and waits at the end. Back 700 m before the first,
+    // the vehicle is on step 1 again, reported where it is, and each maneuver's final prompt
+    // comes once before it reaches it (the first said again, its id naming the loss).
     let held = try returning(at: 12, from: 300)
     #expect(abs(held.estimate.distanceAlong - Self.geometry.length) < 1)
-    #expect(abs(held.back.distanceAlong - Self.geometry.stepEnd[2]) < 1)
-    #expect(held.back.step == 3)
+    #expect(abs(held.back.distanceAlong - 300) < 15, "\(held.back.distanceAlong)")
+    #expect(held.back.step == 1)
+    #expect(held.after.contains { $0.kind == .step(1) })
+    for m in 1...2 {
+      let reached = try #require(
+        held.after.first { ($0.progressValue?.distanceAlong ?? 0) >= Self.geometry.stepEnd[m] })
+      let again = held.after.compactMap { e -> Announcement? in
+        guard case .announce(let a) = e.kind, a.step == m, a.kind == .now, e.time < reached.time
+        else { return nil }
+        return a
+      }
+      // The first was said from the estimate, so again with a new id.
+      #expect(again.count == 1 && (m > 1 || again[0].id == "r0.s1.now.gps1"), "\(again)")
+    }
     // Back past them, it is reported where its fix is.
     let past = try returning(at: 12, from: 1200)
     #expect(abs(past.back.distanceAlong - 1200) < 15, "\(past.back.distanceAlong)")

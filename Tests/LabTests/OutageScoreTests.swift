@@ -237,30 +237,35 @@ import Testing
     #expect(told.unprompted.isEmpty, "\(told.unprompted)")
   }
 
+  /// The Marais drive (3 m of noise) with 45 s without fixes from `lost` metres before the
+  /// first turn at least `into` metres into it, and with `stop` a 40 s stop `stopped` metres
+  /// before that turn; the turn's step too.
+  static func maraisStop(
+    into: Double, lost: Double, stopped: Double, stop: Bool
+  ) throws -> (score: OutageScore, turn: Int) {
+    let scenario = try Scenario(directory: marais)
+    let route = try scenario.document.route(at: scenario.routeIndex)
+    var ends: [Double] = []
+    for step in route.steps { ends.append((ends.last ?? 0) + step.distance) }
+    let k = try #require(ends.indices.first { $0 > 0 && ends[$0] >= into })
+    var o = DriveOptions()
+    o.noise = 3
+    o.seed = 11
+    o.tunnels = false
+    if stop { o.stops = [Stop(at: ends[k] - stopped, duration: 40)] }
+    let truth = DriveSimulator.drive(route, options: o).truth
+    let at = try #require(truth.first { $0.distanceAlong >= ends[k] - lost }).time - o.start
+    let score = try OutageScore(
+      document: scenario.document, routeIndex: scenario.routeIndex,
+      phrasing: Phrasebook(language: .en), options: o, outage: at...(at + 45))
+    return (score, k)
+  }
+
   /// A final prompt made from an estimate while the vehicle stands at a light 150 m before the
   /// turn is counted as said far out; the same outage on the same drive without the stop makes
   /// none.
   @Test func aFinalPromptSaidWhileTheVehicleStandsFarBackIsCountedFarOut() throws {
-    let scenario = try Scenario(directory: Self.marais)
-    let route = try scenario.document.route(at: scenario.routeIndex)
-    // The first turn at least 400 m into the drive, its end in metres along the route.
-    var ends: [Double] = []
-    for step in route.steps { ends.append((ends.last ?? 0) + step.distance) }
-    let k = try #require(ends.indices.first { $0 > 0 && ends[$0] >= 400 })
-    func score(stop: Bool) throws -> OutageScore {
-      var o = DriveOptions()
-      o.noise = 3
-      o.seed = 11
-      o.tunnels = false
-      if stop { o.stops = [Stop(at: ends[k] - 150, duration: 40)] }
-      let truth = DriveSimulator.drive(route, options: o).truth
-      // Fixes lost 250 m before the turn, for 45 s.
-      let lost = try #require(truth.first { $0.distanceAlong >= ends[k] - 250 }).time - o.start
-      return try OutageScore(
-        document: scenario.document, routeIndex: scenario.routeIndex,
-        phrasing: Phrasebook(language: .en), options: o, outage: lost...(lost + 45))
-    }
-    let stood = try score(stop: true)
+    let (stood, k) = try Self.maraisStop(into: 400, lost: 250, stopped: 150, stop: true)
     #expect(stood.finals > 0)
     // The estimate carries on at the speed the vehicle had: it says the turn's final prompt, or
     // passes it and says the next one's (157 m on), with the vehicle 150 m before the turn.
@@ -268,8 +273,23 @@ import Testing
     #expect(
       stood.farFinals.contains { named.contains($0.id) && $0.away >= 150 },
       "\(stood.farFinals)")
-    let drove = try score(stop: false)
+    let drove = try Self.maraisStop(into: 400, lost: 250, stopped: 150, stop: false).score
     #expect(drove.finals > 0)
+    #expect(drove.farFinals.isEmpty, "\(drove.farFinals)")
+  }
+
+  /// A car stuck in a queue in the dark hears the turn's final prompt too early.
+  ///
+  /// The estimate runs on at its speed (40 s standing, 300 m before the turn) and passes the
+  /// turn; when the fixes come back with the car still 300 m short, guidance steps back and the
+  /// prompt is said again when due. A car that kept its speed through the same outage hears it
+  /// once.
+  @Test func aFinalPromptSaidFarOutIsSaidAgainWhenTheFixesComeBackShortOfTheTurn() throws {
+    let (stood, k) = try Self.maraisStop(into: 600, lost: 450, stopped: 300, stop: true)
+    let far = stood.farFinals.filter { $0.id == "r0.s\(k).now" }
+    #expect(far.count == 1 && far.allSatisfy(\.saidAgain), "\(stood.farFinals)")
+    #expect(stood.unprompted.isEmpty, "\(stood.unprompted)")
+    let drove = try Self.maraisStop(into: 600, lost: 450, stopped: 300, stop: false).score
     #expect(drove.farFinals.isEmpty, "\(drove.farFinals)")
   }
 }
