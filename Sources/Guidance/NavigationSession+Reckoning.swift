@@ -260,11 +260,10 @@ extension NavigationSession {
   /// Where the step being travelled starts along the route, metres.
   var stepStart: Double { currentStep > 0 ? geometry.stepEnd[currentStep - 1] : 0 }
 
-  /// Whether the vehicle, matched behind `along`, gets there within `reckonHoldSeconds` at its
-  /// speed (at least `reckonPassSpeed`): how far behind an estimate it may be held.
+  /// Whether the vehicle, matched behind `along`, gets there within `reckonHoldSeconds`
+  /// (``GuidanceConfiguration/holdDistance(speed:)``).
   func reaches(_ along: Double) -> Bool {
-    along - distanceAlong
-      <= max(speed, configuration.reckonPassSpeed) * configuration.reckonHoldSeconds
+    along - distanceAlong <= configuration.holdDistance(speed: speed)
   }
 
   /// The fixes came back behind maneuvers the estimate passed (`passed` of them), too far to

@@ -327,7 +327,7 @@ public struct NavigationSession: Sendable {
         after: estimate, time: fix.time, along: distanceAlong, stepStart: stepStart,
         speed: speed, configuration)
       if phase == .onRoute {
-        if behind, estimate.passed > 0, !reaches(stepStart) {
+        if estimate.passed > 0, !reaches(stepStart) {
           stepBack(passed: estimate.passed, time: fix.time, into: &events)
         }
         scheduler.reopen(

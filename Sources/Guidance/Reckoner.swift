@@ -148,7 +148,8 @@ struct Reckoner: Sendable {
   /// guess: when the vehicle at `speed` (at least `reckonPassSpeed`) would not reach it within
   /// `reckonHoldSeconds` (it stood or crawled in the dark), the fix is reported at once, a step
   /// back rather than a position frozen for minutes. Never behind `stepStart`, though, the last
-  /// maneuver passed (on the estimate or not): the steps and prompts given stay true.
+  /// maneuver passed (on the estimate or not), unless guidance steps back to the vehicle's step
+  /// (``NavigationSession/stepBack(passed:time:into:)``, which ends the settling).
   ///
   /// Returns whether the vehicle would not reach the estimate within `reckonHoldSeconds`,
   /// however long the stretch: the prompts the estimate made in the step came that much too
@@ -158,7 +159,7 @@ struct Reckoner: Sendable {
     after e: Reckoning.Estimate, time: Double, along: Double, stepStart: Double, speed: Double,
     _ c: GuidanceConfiguration
   ) -> Bool {
-    let reaches = e.along - along <= max(speed, c.reckonPassSpeed) * c.reckonHoldSeconds
+    let reaches = e.along - along <= c.holdDistance(speed: speed)
     let near = time - e.since <= c.reckonHoldOutageSeconds || reaches
     if near || stepStart > along {
       mode = .settling(

@@ -428,6 +428,13 @@ public struct GuidanceConfiguration: Sendable, Equatable {
     public var continueMinimum: Double
   }
 
+  /// Metres a vehicle at `speed` m/s (at least `reckonPassSpeed`) covers in
+  /// `reckonHoldSeconds`: how far behind an estimate, or a maneuver it passed, a vehicle whose
+  /// fixes came back may be and still be held there.
+  public func holdDistance(speed: Double) -> Double {
+    max(speed, reckonPassSpeed) * reckonHoldSeconds
+  }
+
   /// Limits per transport type: walking and cycling need much shorter leads than driving.
   public func limits(for mode: TransportType) -> ModeLimits {
     switch mode {
