@@ -320,22 +320,7 @@ public struct NavigationSession: Sendable {
         position.lateral, time: fix.time, within: configuration.exactLateral,
         for: configuration.exactSeconds)
     }
-    if let estimate {
-      // Prompts the estimate made too early are due again where the vehicle is: any made
-      // before it, when it is far behind the estimate; else those said far out.
-      let behind = reckoner.resume(
-        after: estimate, time: fix.time, along: distanceAlong, stepStart: stepStart,
-        speed: speed, configuration)
-      if phase == .onRoute {
-        if estimate.passed > 0, !reaches(stepStart) {
-          stepBack(passed: estimate.passed, time: fix.time, into: &events)
-        }
-        scheduler.reopen(
-          currentStep, distance: geometry.stepEnd[currentStep] - max(distanceAlong, stepStart),
-          speed: speed, factor: behind ? 1 : configuration.reckonRepeatFactor,
-          margin: behind ? 0 : configuration.reckonRepeatMargin)
-      }
-    }
+    if let estimate { resume(after: estimate, time: fix.time, into: &events) }
     if reckoner.headsUp != nil { endHeadsUps() }
     reckoner.settle(time: fix.time, along: distanceAlong, onRoute: phase == .onRoute)
     if phase == .offRoute {
@@ -367,8 +352,8 @@ public struct NavigationSession: Sendable {
 
   /// Fixes are back after a loss reported: says so.
   ///
-  /// Out of line: asked on every fix, done after an outage only (inlined, it left `ingest` too
-  /// large for the events' `append` to be inlined in it).
+  /// Out of line: asked on every fix, done after an outage only (inlined, such blocks leave
+  /// `ingest` too large for the events' `append` to be inlined in it: 12–34 instructions a fix).
   @inline(never)
   private mutating func noteAcquired(at time: Double, into events: inout [NavigationEvent]) {
     fixes.lost = false
@@ -376,6 +361,28 @@ public struct NavigationSession: Sendable {
     announce(
       .gpsAcquired, kind: .gps, step: currentStep, id: "gps.\(fixes.losses).acquired",
       time: time, into: &events)
+  }
+
+  /// The first fix after `estimate` placed the vehicle: the estimate ends.
+  ///
+  /// Prompts the estimate made too early are due again where the vehicle is: any made before
+  /// it, when the vehicle is far behind the estimate; else those said far out. Out of line, as
+  /// ``noteAcquired(at:into:)``.
+  @inline(never)
+  private mutating func resume(
+    after estimate: Reckoning.Estimate, time: Double, into events: inout [NavigationEvent]
+  ) {
+    let behind = reckoner.resume(
+      after: estimate, time: time, along: distanceAlong, stepStart: stepStart, speed: speed,
+      configuration)
+    guard phase == .onRoute else { return }
+    if estimate.passed > 0, !reaches(stepStart) {
+      stepBack(passed: estimate.passed, time: time, into: &events)
+    }
+    scheduler.reopen(
+      currentStep, distance: geometry.stepEnd[currentStep] - max(distanceAlong, stepStart),
+      speed: speed, factor: behind ? 1 : configuration.reckonRepeatFactor,
+      margin: behind ? 0 : configuration.reckonRepeatMargin)
   }
 
   /// Tells the session that no epoch at all arrived up to `time` (seconds since the epoch).
