@@ -167,10 +167,12 @@ import stepwised
     let received = try #require(reader.join())
 
     // Generous bounds for a shared machine: a publish that waited for the stuck client would
-    // block until it was dropped, for ever without the queue limit.
+    // block until it was dropped (the 3 s grace), for ever without the queue limit. Under
+    // ThreadSanitizer on two busy cores one publish lost the core for 135 ms (CI, 2026-12-06):
+    // a second tells the two apart without measuring the machine.
     #expect(
       elapsed < span / speed + 1.5, "the replay lost its pace: \(elapsed) s for \(span / speed) s")
-    #expect(longestPublish < 0.1, "publish blocked for \(longestPublish) s")
+    #expect(longestPublish < 1, "publish blocked for \(longestPublish) s")
     let stats = server.statistics
     #expect(stats.overflowed == 1)
     #expect(stats.peakQueuedBytes <= limit + 2048, "queue grew to \(stats.peakQueuedBytes) bytes")
