@@ -61,7 +61,7 @@ struct FixHistory: Sendable {
   ///
   /// Made from ``last`` by the first echo of it (``lastIsOrigin``): a fix that no echo follows,
   /// almost every fix of a receiver with sky, costs a few stores.
-  var origin: EchoOrigin?
+  private(set) var origin: EchoOrigin?
   /// Whether ``last`` repeated no earlier fix; how far the origin lay from the route; the speed
   /// and course its echoes repeat (the origin's, NaN for none: no echo then).
   private var lastIsOrigin = false

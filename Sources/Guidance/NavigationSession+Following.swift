@@ -160,7 +160,7 @@ extension NavigationSession {
     // place runs: the first fixes back can be tens of metres off (few satellites yet), their
     // course is not. The best place not behind the maneuver that the course runs along wins.
     if gap, let b = best, let course, currentStep > 1,
-      case let passed = geometry.stepEnd[currentStep - 1], b.s < passed,
+      case let passed = stepStart, b.s < passed,
       bearingDifference(course, geometry.bearings[b.segment]) > configuration.rejoinHeadingDegrees
     {
       var ahead = query
