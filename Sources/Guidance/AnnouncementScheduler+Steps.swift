@@ -1,3 +1,5 @@
+import GuidanceSettings
+
 /// What the session asks and tells the scheduler about steps (it never touches ``said``).
 extension AnnouncementScheduler {
   /// Marks `steps` as behind the vehicle: nothing more is said for them.
@@ -41,14 +43,25 @@ extension AnnouncementScheduler {
   /// The vehicle is `distance` metres before maneuver `m`, behind an estimate that made its
   /// prompts: those due closer than that at `speed` (closer than `distance` over `factor` and
   /// `margin` metres short of it) are said again when due (``reopened``).
+  ///
+  /// So are those said that far out by the vehicle's lead then: `saidAgo` seconds ago (`nil`:
+  /// fixes said them) and the time to the maneuver, at `speed` (one that crept in the dark and
+  /// caught up is near the maneuver, yet heard it long before); unless the repeat would echo
+  /// it (`earlyAfterAnnouncementGaps` × `minimumGapSeconds`) or leave under `finalLeadSeconds`.
   mutating func reopen(
-    _ m: Int, distance: Double, speed: Double, factor: Double = 1, margin: Double = 0
+    _ m: Int, distance: Double, speed: Double, factor: Double = 1, margin: Double = 0,
+    saidAgo: Double? = nil
   ) {
     guard m >= 1, m < said.count, said[m] != .passed else { return }
     let (limits, v) = timing(step: m, speed: speed)
+    let c = configuration
+    let saidFrom = saidAgo.flatMap {
+      $0 >= c.earlyAfterAnnouncementGaps * c.minimumGapSeconds
+        && distance >= speed * c.finalLeadSeconds ? distance + speed * $0 : nil
+    }
     for kind in [AnnouncementKind.prepare, .approach, .now] where said[m].contains(kind.flag) {
       let d = lead(kind, speed: v, limits: limits)
-      guard distance > max(factor * d, d + margin) else { continue }
+      guard max(distance, saidFrom ?? 0) > max(factor * d, d + margin) else { continue }
       said[m].remove(kind.flag)
       said[m].insert(.reopened)
       forgetHeadsUps(from: m)

@@ -48,6 +48,11 @@ struct AnnouncementScheduler: Sendable {
   var said: [AnnouncementFlags]
   /// Time of the last maneuver announcement and the step it was for.
   var lastAnnouncement: (time: Double, step: Int)?
+  /// Per step, when a prompt last named its maneuver, on its own or as a "then" (−∞: never).
+  ///
+  /// Not in the saved session: after a restart in the dark, a prompt said before it is judged
+  /// by where the vehicle is when the fixes return, not by its lead when it was said.
+  private(set) var spokenAt: [Double]
   /// The last maneuver a heads-up said
   /// (``headsUp(from:after:time:position:reach:speed:recap:loss:)``); its final prompt is not
   /// said too late to act on.
@@ -78,6 +83,7 @@ struct AnnouncementScheduler: Sendable {
       route.expectedTravelTime > 0
       ? min(configuration.plannedSpeedLimit, route.distance / route.expectedTravelTime) : 0
     said = [AnnouncementFlags](repeating: [], count: route.steps.count)
+    spokenAt = [Double](repeating: -.infinity, count: route.steps.count)
     hasRoad = route.steps.contains { !$0.lanes.isEmpty || $0.sign != nil }
   }
 
@@ -250,10 +256,14 @@ struct AnnouncementScheduler: Sendable {
       if finalOnly { said[m].formUnion([.prepare, .approach]) }
       if then != nil, m + 1 <= lastStep {
         said[m + 1].formUnion([.prepare, .approach, .merged])
-        if kind != .prepare { said[m + 1].insert(.spoken) }
+        if kind != .prepare {
+          said[m + 1].insert(.spoken)
+          spokenAt[m + 1] = time
+        }
         if kind == finalKind { said[m + 1].insert(.mergedFinal) }
       }
       lastAnnouncement = (time, m)
+      spokenAt[m] = time
       return DueAnnouncement(
         message: sentence.message, kind: kind, step: m, id: "s\(m).\(kind.rawValue)",
         distance: d)
@@ -330,7 +340,11 @@ struct AnnouncementScheduler: Sendable {
       id: said[m].contains(.spoken) ? "s\(m).gps\(loss)" : "s\(m).approach",
       distance: plan.distance)
     said[m].formUnion([.prepare, .approach, .spoken])
-    if plan.then { said[m + 1].formUnion([.prepare, .approach, .merged, .spoken]) }
+    spokenAt[m] = time
+    if plan.then {
+      said[m + 1].formUnion([.prepare, .approach, .merged, .spoken])
+      spokenAt[m + 1] = time
+    }
     lastAnnouncement = (time, m)
     headsUpThrough = named.upperBound
     return (due, headsUpThrough, new)

@@ -366,7 +366,8 @@ public struct NavigationSession: Sendable {
   /// The first fix after `estimate` placed the vehicle: the estimate ends.
   ///
   /// Prompts the estimate made too early are due again where the vehicle is: any made before
-  /// it, when the vehicle is far behind the estimate; else those said far out. Out of line, as
+  /// it, when the vehicle is far behind the estimate; else those said far out, by where the
+  /// vehicle is or by its lead when they were said. Out of line, as
   /// ``noteAcquired(at:into:)``.
   @inline(never)
   private mutating func resume(
@@ -379,10 +380,13 @@ public struct NavigationSession: Sendable {
     if estimate.passed > 0, !reaches(stepStart) {
       stepBack(passed: estimate.passed, time: time, into: &events)
     }
+    let distance = geometry.stepEnd[currentStep] - max(distanceAlong, stepStart)
+    let said = scheduler.spokenAt[currentStep]
     scheduler.reopen(
-      currentStep, distance: geometry.stepEnd[currentStep] - max(distanceAlong, stepStart),
-      speed: speed, factor: behind ? 1 : configuration.reckonRepeatFactor,
-      margin: behind ? 0 : configuration.reckonRepeatMargin)
+      currentStep, distance: distance, speed: speed,
+      factor: behind ? 1 : configuration.reckonRepeatFactor,
+      margin: behind ? 0 : configuration.reckonRepeatMargin,
+      saidAgo: !behind && said > estimate.since ? max(0, time - said) : nil)
   }
 
   /// Tells the session that no epoch at all arrived up to `time` (seconds since the epoch).

@@ -387,6 +387,37 @@ import Testing
     #expect(past.back.step == 3)
   }
 
+  /// A vehicle that slowed in the dark and caught up with the estimate by the time the fixes
+  /// came back is near the maneuver, but heard its final prompt long before it: said again when
+  /// due, not held back because the vehicle is now close.
+  @Test func aFinalPromptTheEstimateSaidLongBeforeAVehicleThatSlowedIsSaidAgain() throws {
+    var s = try Self.session()
+    var events: [NavigationEvent] = []
+    for t in 0...100 { events += s.ingest(Self.fix(at: 6 * Double(t), time: Double(t), speed: 6)) }
+    for t in 101...171 { events += s.ingest(.noFix(time: Self.t0 + Double(t))) }
+    let first = try #require(
+      events.first {
+        guard case .announce(let a) = $0.kind else { return false }
+        return a.step == 1 && a.kind == .now
+      })
+    #expect(first.estimated)
+    // It slowed in the dark: 60 m before the turn at 3 m/s when the fixes return, within the
+    // hold of the estimate (which waits at the turn), 15 s after the prompt.
+    var after: [NavigationEvent] = []
+    for k in 0...19 {
+      after += s.ingest(Self.fix(at: 940 + 3 * Double(k), time: 172 + Double(k), speed: 3))
+    }
+    let again = after.compactMap { e -> (time: Double, id: String)? in
+      guard case .announce(let a) = e.kind, a.step == 1, a.kind == .now else { return nil }
+      return (e.time, a.id)
+    }
+    #expect(again.count == 1, "\(again)")
+    #expect(again.first?.id == "r0.s1.now.gps1")
+    // Not an echo of the first, and before the turn (reached 20 s after the return).
+    #expect((again.first?.time ?? 0) - first.time >= 15)
+    #expect((again.first?.time ?? .infinity) <= Self.t0 + 189)
+  }
+
   @Test func anOutageWhileSettlingBehindTheEstimateKeepsTheFloor() throws {
     var s = try Self.session()
     _ = Self.drive(&s, until: 30)
