@@ -48,10 +48,8 @@ struct AnnouncementScheduler: Sendable {
   var said: [AnnouncementFlags]
   /// Time of the last maneuver announcement and the step it was for.
   var lastAnnouncement: (time: Double, step: Int)?
-  /// Per step, when a prompt last named its maneuver, on its own or as a "then" (−∞: never).
-  ///
-  /// Not in the saved session: after a restart in the dark, a prompt said before it is judged
-  /// by where the vehicle is when the fixes return, not by its lead when it was said.
+  /// Per step, when a prompt last named its maneuver, on its own or as a "then" (−∞: never; not
+  /// in a saved session, so after a restart in the dark only where the vehicle is judges it).
   private(set) var spokenAt: [Double]
   /// The last maneuver a heads-up said
   /// (``headsUp(from:after:time:position:reach:speed:recap:loss:)``); its final prompt is not

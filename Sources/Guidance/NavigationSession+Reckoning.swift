@@ -267,12 +267,12 @@ extension NavigationSession {
   }
 
   /// The fixes came back behind maneuvers the estimate passed (`passed` of them), too far to
-  /// reach them soon (a car stuck in a queue in a tunnel): guidance steps back.
+  /// reach them soon (a car stuck in a queue in a tunnel) or farther than the last one's final
+  /// prompt falls due (a car that stopped before it): guidance steps back.
   ///
-  /// The step the vehicle is in is the current one again, the position is reported where it
-  /// is, and the prompts of the maneuvers between that are due again are said again. A jump
-  /// back, where holding the position would leave it minutes ahead of the vehicle and the turns
-  /// between said only long before them.
+  /// The step the vehicle is in is the current one again, the position is where it is, and the
+  /// prompts of the maneuvers between that are due again are said again. A jump back, where a
+  /// position held would be beyond a maneuver not reached, that maneuver said long before it.
   mutating func stepBack(passed: Int, time: Double, into events: inout [NavigationEvent]) {
     let ahead = currentStep
     while currentStep > max(1, ahead - passed), distanceAlong <= stepStart { currentStep -= 1 }

@@ -365,10 +365,10 @@ public struct NavigationSession: Sendable {
 
   /// The first fix after `estimate` placed the vehicle: the estimate ends.
   ///
-  /// Prompts the estimate made too early are due again where the vehicle is: any made before
-  /// it, when the vehicle is far behind the estimate; else those said far out, by where the
-  /// vehicle is or by its lead when they were said. Out of line, as
-  /// ``noteAcquired(at:into:)``.
+  /// Guidance steps back to a maneuver the estimate passed that the vehicle is far from. Prompts
+  /// the estimate made too early are due again: any made before it, when the vehicle is far
+  /// behind the estimate; else those said far out, by where the vehicle is or by its lead when
+  /// they were said. Out of line, as ``noteAcquired(at:into:)``.
   @inline(never)
   private mutating func resume(
     after estimate: Reckoning.Estimate, time: Double, into events: inout [NavigationEvent]
@@ -377,7 +377,10 @@ public struct NavigationSession: Sendable {
       after: estimate, time: time, along: distanceAlong, stepStart: stepStart, speed: speed,
       configuration)
     guard phase == .onRoute else { return }
-    if estimate.passed > 0, !reaches(stepStart) {
+    if estimate.passed > 0,
+      !reaches(stepStart)
+        || stepStart - distanceAlong > scheduler.finalLead(step: currentStep - 1, speed: speed)
+    {
       stepBack(passed: estimate.passed, time: time, into: &events)
     }
     let distance = geometry.stepEnd[currentStep] - max(distanceAlong, stepStart)

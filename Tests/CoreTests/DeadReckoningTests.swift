@@ -418,6 +418,29 @@ import Testing
     #expect((again.first?.time ?? .infinity) <= Self.t0 + 189)
   }
 
+  /// A vehicle back before a maneuver the estimate passed, farther from it than its final
+  /// prompt falls due, is guided to it again, though it would reach it within 30 s: a position
+  /// held beyond the turn would leave it unsaid.
+  @Test func aVehicleBackBeforeAManeuverTheEstimatePassedIsGuidedToItAgain() throws {
+    var s = try Self.session()
+    var events: [NavigationEvent] = []
+    for t in 0...40 { events += s.ingest(Self.fix(at: 12 * Double(t), time: Double(t))) }
+    for t in 41...100 { events += s.ingest(.noFix(time: Self.t0 + Double(t))) }
+    #expect(events.contains { $0.kind == .step(3) && $0.estimated })
+    // It slowed in the dark: 60 m before the first turn at 4 m/s, which it reaches at 115 s.
+    var after: [NavigationEvent] = []
+    for k in 0...14 {
+      after += s.ingest(Self.fix(at: 940 + 4 * Double(k), time: 101 + Double(k), speed: 4))
+    }
+    #expect(after.contains { $0.kind == .step(1) && !$0.estimated })
+    let again = after.compactMap { e -> (time: Double, id: String)? in
+      guard case .announce(let a) = e.kind, a.step == 1, a.kind == .now else { return nil }
+      return (e.time, a.id)
+    }
+    #expect(again.map(\.id) == ["r0.s1.now.gps1"])
+    #expect((again.first?.time ?? .infinity) <= Self.t0 + 113)
+  }
+
   @Test func anOutageWhileSettlingBehindTheEstimateKeepsTheFloor() throws {
     var s = try Self.session()
     _ = Self.drive(&s, until: 30)
