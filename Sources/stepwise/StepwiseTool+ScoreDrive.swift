@@ -138,7 +138,9 @@ extension StepwiseTool {
     }
     out.line(
       "\(name): \(counted.cuts) outages, \(counted.short) short (\(counted.beyondCarry) of them "
-        + "beyond a carried speed); \(joined.cuts) more joined a gap "
+        + "beyond a carried speed, \(counted.steppedBack) jumps back to a maneuver not reached, "
+        + "\(counted.early) with no miss but early prompts at steady speed); \(joined.cuts) more "
+        + "joined a gap "
         + "of the drive's own into over \(NMEAWriter.fixed(range, 0)) s blind, scored apart "
         + "(\(joined.short) short); \(counted.compared) prompts from estimates at steady "
         + "speed, worst \(NMEAWriter.fixed(counted.worstShift, 1)) s off the schedule; "
@@ -162,6 +164,11 @@ extension StepwiseTool {
     var returns = 0
     var worstReturn = 0.0
     var worstJump = 0.0
+    /// Short cuts whose only miss is a jump back with a step back to a maneuver the vehicle had
+    /// not reached (``OutageScore/steppedBack``), and those whose only misses are prompts at
+    /// steady speed over 2 s early.
+    var steppedBack = 0
+    var early = 0
     /// Final prompts from estimates, those said far out (``OutageScore/farFinals``), and of
     /// those the ones said again from fixes.
     var finals = 0
@@ -182,7 +189,8 @@ extension StepwiseTool {
       if s.falseOffRoute > 0 { engine.append("\(s.falseOffRoute) off-route") }
       if s.offRouteAfterReturn > 0 { engine.append("off-route within 10 s of the return") }
       if s.backwardJump > 10 {
-        engine.append("jumped \(NMEAWriter.fixed(s.backwardJump, 1)) m back")
+        let to = s.steppedBack ? " to a maneuver not reached" : ""
+        engine.append("jumped \(NMEAWriter.fixed(s.backwardJump, 1)) m back\(to)")
       }
       misses += engine
       carried = carried && engine.isEmpty
@@ -199,17 +207,22 @@ extension StepwiseTool {
             "\(NMEAWriter.fixed(e, 1)) m off after \(NMEAWriter.fixed(s.blindDistance, 0)) m blind")
         }
       }
+      var shifts: [Double] = []
       for p in s.prompts where p.steady {
         guard let shift = p.shift else { continue }
         compared += 1
         worstShift = max(worstShift, abs(shift))
         if abs(shift) > 2 {
           carried = carried && abs(p.carried ?? 0) > 2
-          misses.append("\(p.id) \(NMEAWriter.fixed(shift, 1)) s off the schedule")
+          shifts.append(shift)
+          let side = shift < 0 ? "earlier" : "later"
+          misses.append("\(p.id) \(NMEAWriter.fixed(abs(shift), 1)) s \(side) than the schedule")
         }
       }
       cuts += 1
       if !misses.isEmpty { short += 1 }
+      if misses.count == 1, s.steppedBack, s.backwardJump > 10 { steppedBack += 1 }
+      if !shifts.isEmpty, misses.count == shifts.count, shifts.allSatisfy({ $0 < 0 }) { early += 1 }
       if !misses.isEmpty && carried {
         beyondCarry += 1
         misses.append("beyond a carried speed")

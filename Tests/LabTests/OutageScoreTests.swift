@@ -283,13 +283,15 @@ import Testing
   /// The estimate runs on at its speed (40 s standing, 300 m before the turn) and passes the
   /// turn; when the fixes come back with the car still 300 m short, guidance steps back and the
   /// prompt is said again when due. A car that kept its speed through the same outage hears it
-  /// once.
+  /// once. The lab tells the step back's jump from others.
   @Test func aFinalPromptSaidFarOutIsSaidAgainWhenTheFixesComeBackShortOfTheTurn() throws {
     let (stood, k) = try Self.maraisStop(into: 600, lost: 450, stopped: 300, stop: true)
     let far = stood.farFinals.filter { $0.id == "r0.s\(k).now" }
     #expect(far.count == 1 && far.allSatisfy(\.saidAgain), "\(stood.farFinals)")
     #expect(stood.unprompted.isEmpty, "\(stood.unprompted)")
+    #expect(stood.steppedBack && stood.backwardJump > 100, "\(stood.backwardJump)")
     let drove = try Self.maraisStop(into: 600, lost: 450, stopped: 300, stop: false).score
     #expect(drove.farFinals.isEmpty, "\(drove.farFinals)")
+    #expect(!drove.steppedBack)
   }
 }
