@@ -79,9 +79,9 @@ public struct OutageScore: Sendable {
   /// The largest step backwards of the reported position from the outage's start to 30 s
   /// after it, metres.
   public var backwardJump = 0.0
-  /// Whether guidance stepped back meanwhile: a `STEP` not estimated to a step before one seen
-  /// earlier, the fixes back before a maneuver the estimate passed and the vehicle had not
-  /// reached.
+  /// Whether guidance stepped back in the same span: a `STEP` not estimated to a step before
+  /// one seen earlier, the fixes back before a maneuver the estimate passed and the vehicle had
+  /// not reached.
   public var steppedBack = false
   /// Off-route events (the drive has none), and those in the 10 s after the fixes return.
   public var falseOffRoute = 0
@@ -252,13 +252,12 @@ public struct OutageScore: Sendable {
     var highest = 0
     for e in events {
       if case .offRoute = e.kind { falseOffRoute += 1 }
+      let inside = e.time >= start + outage.lowerBound && e.time <= start + outage.upperBound + 30
       if case .step(let k) = e.kind {
-        if !e.estimated && k < highest && e.time >= start + outage.lowerBound { steppedBack = true }
+        if inside && !e.estimated && k < highest { steppedBack = true }
         highest = max(highest, k)
       }
-      guard e.time >= start + outage.lowerBound, e.time <= start + outage.upperBound + 30,
-        let p = e.progressValue?.distanceAlong
-      else { continue }
+      guard inside, let p = e.progressValue?.distanceAlong else { continue }
       if let q = previous { backwardJump = max(backwardJump, q - p) }
       previous = p
     }
