@@ -60,8 +60,7 @@ enum SessionState: Sendable {
   }
 
   struct OnRoute: Sendable {
-    /// The time of the first of the consecutive fixes within the arrival radius, if the last
-    /// is.
+    /// When the fixes began to stay within the arrival radius (`nil`: the last is not).
     var arrivalSince: Double?
     /// Resumed from a snapshot and not matched since: the first fix may be far ahead of the
     /// saved position.

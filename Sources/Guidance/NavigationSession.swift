@@ -503,13 +503,15 @@ public struct NavigationSession: Sendable {
   ) {
     guard currentStep == lastStep, !arrived else { return }
     let limits = configuration.limits(for: route.steps[lastStep].transportType)
-    let end = geometry.points[geometry.points.count - 1]
-    let straight = point.distance(to: end)
+    let straight = point.distance(to: geometry.points[geometry.points.count - 1])
     let remaining = geometry.length - distanceAlong
     let radius = min(
       configuration.arrivalRadiusLimit,
       max(limits.arrivalRadius, speed * fixInterval * configuration.arrivalIntervalFraction))
-    let passed = distanceAlong >= geometry.length - configuration.arrivalEndTolerance
+    // The end passed, or passed within half an interval at the speed driven: this fix is the
+    // nearest that moment, and the next may never come (a garage there, a recording's end).
+    let passing = min(configuration.arrivalRadiusLimit, speed * fixInterval / 2)
+    let passed = remaining <= max(configuration.arrivalEndTolerance, passing)
     // A vehicle standing near the end is as far from it as its fixes' error may put it.
     let reach =
       speed < configuration.standingBelow

@@ -4,8 +4,7 @@ import GuidanceSettings
 public enum OffRouteReason: String, Sendable, Hashable, CaseIterable {
   /// Its fixes lay beyond the off-route distance.
   case distance
-  /// It drives back along the route, within the off-route distance (a U-turn on the route's own
-  /// road): its course is against the route.
+  /// It drives back along the route inside the off-route distance (a U-turn on its road).
   case wrongWay
 }
 

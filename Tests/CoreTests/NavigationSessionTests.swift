@@ -75,6 +75,29 @@ import Testing
       arrived - near <= 1 + 1 / hz / 2, "arrived \(arrived - near) s after the first fix near")
   }
 
+  /// A first fix within the radius that the vehicle passes the end within half an interval of
+  /// arrives.
+  ///
+  /// It is the fix nearest that moment, and the next may never come (a garage at the
+  /// destination, a recording that ends there). Farther, the next fix is nearer it.
+  @Test func theFixNearestTheMomentTheVehiclePassesTheEndArrives() throws {
+    let length = 1840.0
+    for (left, arrives) in [(5.0, true), (9.0, false)] {
+      var s = try Self.session()
+      var events: [NavigationEvent] = []
+      var time = 0.0
+      var along = length - left - 12 * 150
+      while along < length - left - 1 {
+        events += s.ingest(Self.fix(at: along, time: time))
+        time += 1
+        along += 12
+      }
+      #expect(!events.contains { $0.isArrived })
+      let last = s.ingest(Self.fix(at: length - left, time: time))
+      #expect(last.contains { $0.isArrived } == arrives, "\(left) m before the end at 12 m/s, 1 Hz")
+    }
+  }
+
   @Test func koreanDepartureReadsNaturally() throws {
     var s = try Self.session(.ko)
     let events = s.ingest(Self.fix(at: 0, time: 0, speed: 0))
