@@ -113,6 +113,7 @@ public struct Scenario: Sendable {
     if let v = r["multipath"]?.doubleValue { o.multipath = v }
     if let v = r["tunnels"]?.boolValue { o.tunnels = v }
     if let v = r["dwell"]?.doubleValue { o.dwell = v }
+    if let v = r["endsMoving"]?.boolValue { o.endsMoving = v }
     if let v = r["hz"]?.doubleValue { o.hz = v }
     if let v = r["noise"]?.doubleValue { o.noise = v }
     if let v = r["noiseCorrelation"]?.doubleValue { o.noiseCorrelation = v }

@@ -214,6 +214,11 @@ public struct DriveOptions: Sendable, Equatable {
   /// Seconds standing at the start before moving, and at the end after arriving.
   public var settle: Double = 5
   public var dwell: Double = 5
+  /// Whether the recording ends as the vehicle passes the route's end at speed.
+  ///
+  /// A recording cut there, a box switched off, a garage: no braking for the end and no `dwell`,
+  /// the last epoch less than an epoch's travel before it. The open-loop simulator only.
+  public var endsMoving = false
   /// Stops along the way.
   public var stops: [Stop] = []
   /// Street canyons: stretches with a slowly varying bias the receiver does not report.

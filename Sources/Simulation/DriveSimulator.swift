@@ -224,7 +224,7 @@ public enum DriveSimulator {
           limit = min(limit, sqrt(vt * vt + 2 * brake * max(0, turn.at - s)))
         }
       }
-      limit = min(limit, sqrt(1 + 2 * brake * max(0, path.length - s)))
+      if !options.endsMoving { limit = min(limit, sqrt(1 + 2 * brake * max(0, path.length - s))) }
       if let stop = pendingStops.first {
         limit = min(limit, sqrt(2 * brake * max(0, stop.at - s)) + 0.5)
       }
@@ -233,6 +233,7 @@ public enum DriveSimulator {
       } else {
         v = max(limit, v - brake * dt)
       }
+      if options.endsMoving, s + v * dt >= path.length { break }
       s = min(path.length, s + v * dt)
       record(path.drivenPoint(at: s), along: s, offset: 0, speed: v, course: path.course(at: s))
     }

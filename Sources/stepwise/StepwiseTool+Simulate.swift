@@ -22,6 +22,7 @@ extension StepwiseTool {
     o.seed = UInt64(try args.integer("--seed") ?? 1)
     o.settle = try args.number("--settle", in: 0...3600) ?? 5
     o.dwell = try args.number("--dwell", in: 0...3600) ?? 5
+    o.endsMoving = args.flag("--ends-moving")
     o.tunnels = !args.flag("--no-tunnels")
     if let start = try args.option("--start") {
       guard let t = UTCTime.parseISO8601(start) else {

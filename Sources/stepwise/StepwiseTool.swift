@@ -82,6 +82,7 @@ public enum StepwiseTool {
       --reacquire METRES   the first fix after 5 s or more without sky this far off,
                            the error halving every 2 s
       --settle SECONDS     standing time at the start (default 5); --dwell at the end
+      --ends-moving        the recording ends as the vehicle passes the end at speed
       --talker XX          NMEA talker (default GP)
       --sentences LIST     RMC,VTG,GGA,GSA,GSV,GST (default RMC,GGA,GSA,GST)
       --format F           nmea (default) or gpsd-json (a gpspipe -w capture)
