@@ -46,12 +46,18 @@ let package = Package(
     .target(
       name: "Matching", dependencies: ["Geodesy", "RouteShape", "Routes"],
       swiftSettings: swiftSettings),
+    // The way back to a route from off it: where it lies, whether the vehicle moves away.
     .target(
-      name: "Guidance",
-      dependencies: ["Routes", "RouteShape", "Geodesy", "GuidanceSettings", "Matching"],
+      name: "Returning", dependencies: ["Geodesy", "GuidanceSettings"],
       swiftSettings: swiftSettings),
     .target(
-      name: "Phrasebook", dependencies: ["Guidance", "Instructions", "Routes"],
+      name: "Guidance",
+      dependencies: [
+        "Routes", "RouteShape", "Geodesy", "GuidanceSettings", "Matching", "Returning",
+      ],
+      swiftSettings: swiftSettings),
+    .target(
+      name: "Phrasebook", dependencies: ["Guidance", "Instructions", "Returning", "Routes"],
       swiftSettings: swiftSettings),
     .target(
       name: "Wire", dependencies: ["Guidance", "Routes", "Geodesy", "JSON"],
@@ -101,7 +107,7 @@ let package = Package(
       name: "Daemon",
       dependencies: [
         "Commands", "Events", "Geodesy", "GPSD", "GPSDProtocol", "Guidance", "JSON", "Matching",
-        "NMEA", "Phrasebook", "POSIX", "Rerouting", "Router", "Routes", "Wire",
+        "NMEA", "Phrasebook", "POSIX", "Rerouting", "Returning", "Router", "Routes", "Wire",
       ],
       swiftSettings: swiftSettings),
     .target(
@@ -195,8 +201,8 @@ let package = Package(
       name: "CoreTests",
       dependencies: [
         "Geodesy", "GPSDProtocol", "Guidance", "GuidanceSettings", "Instructions", "JSON",
-        "Matching", "NMEA", "Phrasebook", "Rerouting", "RouteFiles", "RouteImporters", "Routes",
-        "RouteShape", "Simulation",
+        "Matching", "NMEA", "Phrasebook", "Rerouting", "Returning", "RouteFiles", "RouteImporters",
+        "Routes", "RouteShape", "Simulation",
         "TestSupport", "Wire",
       ],
       swiftSettings: swiftSettings),

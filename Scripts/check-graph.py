@@ -82,7 +82,7 @@ for name, deps in sorted(targets.items()):
 
 # The pure core.
 PURE = ["Geodesy", "JSON", "Routes", "NMEA", "GPSDProtocol", "GuidanceSettings", "Matching", "Guidance", "Phrasebook", "Wire",
-        "Simulation", "Lab", "Rerouting", "Instructions", "RouteImporters", "RouteShape"]
+        "Simulation", "Lab", "Rerouting", "Instructions", "RouteImporters", "RouteShape", "Returning"]
 # What a pure file may take from Glibc: arithmetic and memory scans, never a clock or a file.
 PURE_GLIBC = {"sqrt", "cbrt", "hypot", "sin", "cos", "tan", "asin", "acos", "atan", "atan2",
               "sinh", "cosh", "tanh", "exp", "expm1", "log", "log1p", "log2", "log10", "pow",

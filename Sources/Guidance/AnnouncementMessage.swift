@@ -1,3 +1,4 @@
+public import Returning
 public import Routes
 
 /// What the engine wants said, before it is put into words.

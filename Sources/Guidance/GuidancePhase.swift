@@ -1,3 +1,5 @@
+import Returning
+
 /// Where a guidance session stands: the tag of the session's ``SessionState``, as saved in the
 /// progress file and shown to the edge.
 ///

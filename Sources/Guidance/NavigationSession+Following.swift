@@ -1,6 +1,7 @@
 import Geodesy
 import GuidanceSettings
 import Matching
+import Returning
 import RouteShape
 import Routes
 

@@ -1,6 +1,7 @@
 import Geodesy
 import GuidanceSettings
 import Matching
+import Returning
 
 extension NavigationSession {
   /// Time of the first fix off the route since the vehicle last left it, `nil` on the route.
@@ -39,9 +40,10 @@ extension NavigationSession {
     let due = state.modifyOffRoute { off in
       off.guide.latest.flatMap { o in off.guide.due().map { (o, $0, off.guide.announcements) } }
     }
-    guard let (o, say, n) = due ?? nil else { return }
+    guard let (o, p, n) = due ?? nil else { return }
     announce(
-      say, kind: .return, step: currentStep, id: "return.\(detector.count).\(n)", time: o.time,
+      .returnToRoute(distance: p.distance, direction: p.direction, turnAround: p.turnAround),
+      kind: .return, step: currentStep, id: "return.\(detector.count).\(n)", time: o.time,
       distance: o.distance, into: &events)
   }
 }

@@ -1,6 +1,7 @@
 public import Geodesy
 public import GuidanceSettings
 import Matching
+import Returning
 import RouteShape
 public import Routes
 

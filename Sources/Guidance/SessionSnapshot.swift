@@ -1,5 +1,6 @@
 public import Geodesy
 import GuidanceSettings
+public import Returning
 
 /// What a restarted daemon needs to continue where this session was, without announcing
 /// again what was already announced.

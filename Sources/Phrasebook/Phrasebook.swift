@@ -1,5 +1,6 @@
 public import Guidance
 import Instructions
+import Returning
 public import Routes
 
 /// Everything the daemon says or shows in its own words, in one language and one unit system.

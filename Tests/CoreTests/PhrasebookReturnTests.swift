@@ -1,5 +1,6 @@
 import Guidance
 import Phrasebook
+import Returning
 import Routes
 import Testing
 

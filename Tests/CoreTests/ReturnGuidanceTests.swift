@@ -2,6 +2,7 @@ import Geodesy
 import Guidance
 import GuidanceSettings
 import Phrasebook
+import Returning
 import Routes
 import TestSupport
 import Testing
@@ -38,7 +39,7 @@ import Testing
       guide.observe(Self.observation(t, 120))
       if let say = guide.due() {
         times.append(t)
-        #expect(say == .returnToRoute(distance: 120, direction: .right, turnAround: false))
+        #expect(say == ReturnGuide.Prompt(distance: 120, direction: .right, turnAround: false))
       }
     }
     #expect(times == [0, 15, 45, 105, 225, 345])
@@ -47,7 +48,7 @@ import Testing
 
   @Test func movingAwayFromTheRouteBringsTurnAroundOnceThenTheSpacingGoesOn() {
     var guide = ReturnGuide()
-    var said: [(Double, AnnouncementMessage)] = []
+    var said: [(Double, ReturnGuide.Prompt)] = []
     // The route to the right, then behind and farther at each fix, then to the right again.
     for t in 0..<60 {
       let time = Double(t)
@@ -63,9 +64,9 @@ import Testing
     // The turn-around comes as soon as the vehicle is moving away (not at the next
     // repetition, due at 15 s); the spacing then goes on from it.
     #expect(said.map(\.0) == [0, 10, 40])
-    #expect(said[1].1 == .returnToRoute(distance: 90, direction: .behind, turnAround: true))
+    #expect(said[1].1 == ReturnGuide.Prompt(distance: 90, direction: .behind, turnAround: true))
     // Turned towards the route again: a plain direction.
-    #expect(said[2].1 == .returnToRoute(distance: 150, direction: .right, turnAround: false))
+    #expect(said[2].1 == ReturnGuide.Prompt(distance: 150, direction: .right, turnAround: false))
   }
 
   @Test(arguments: 1...20 as ClosedRange<UInt64>)

@@ -1,5 +1,6 @@
 import Guidance
 import JSON
+import Returning
 
 extension StateStore {
   /// The `returning` member of the progress file: what of the guidance back to the route was

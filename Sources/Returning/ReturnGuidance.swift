@@ -160,8 +160,21 @@ public struct ReturnGuide: Sendable, Equatable {
     if movingAway && !wasAway { turnAroundPending = true }
   }
 
+  /// A return announcement: metres to the route, which way it lies, whether to turn round.
+  public struct Prompt: Sendable, Equatable {
+    public var distance: Double
+    public var direction: ReturnDirection
+    public var turnAround: Bool
+
+    public init(distance: Double, direction: ReturnDirection, turnAround: Bool) {
+      self.distance = distance
+      self.direction = direction
+      self.turnAround = turnAround
+    }
+  }
+
   /// What to say now, at the latest observation, if an announcement is due; marks it said.
-  public mutating func due() -> AnnouncementMessage? {
+  public mutating func due() -> Prompt? {
     guard let o = latest, announcements < configuration.announcementLimit,
       o.distance >= configuration.quietWithin
     else { return nil }
@@ -172,7 +185,7 @@ public struct ReturnGuide: Sendable, Equatable {
     announcements += 1
     lastAnnouncement = o.time
     nextDue = o.time + spacing(after: announcements)
-    return .returnToRoute(
+    return Prompt(
       distance: o.distance,
       direction: turnAround ? .behind : ReturnDirection(bearing: o.bearing, course: o.course),
       turnAround: turnAround)
