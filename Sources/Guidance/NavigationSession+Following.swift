@@ -16,7 +16,9 @@ extension NavigationSession {
     position.matchTime = fix.time
     if let c = matcher.initialMatch(point: point, course: course, acceptLateral: threshold) {
       position.lateral = c.lateral
-      if c.lateral > threshold * configuration.onRouteHysteresis {
+      if c.lateral > threshold * configuration.onRouteHysteresis
+        || laterPass(c, point: point, threshold: threshold)
+      {
         // Beside the route (a car park, a driveway): heading to it, not off it.
         state = .joining(reacquiring: false)
       } else {
@@ -55,17 +57,32 @@ extension NavigationSession {
     position.lateral = best?.lateral ?? .infinity
     let close =
       best.map {
-        $0.lateral <= threshold * configuration.onRouteHysteresis
+        ($0.lateral <= threshold * configuration.onRouteHysteresis
           || ($0.s > 0
             && deviation.isBias(
               lateral: $0.lateral, point: point, course: course, match: $0, time: fix.time,
-              accuracy: fixes.accuracy, speed: speed))
+              accuracy: fixes.accuracy, speed: speed)))
+          && !laterPass($0, point: point, threshold: threshold)
       } ?? false
     guard detector.observeReturn(close: close), let c = best else { return }
     rejoin(at: c, time: fix.time, reacquiring: reacquiring)
     skipTo(
       step: geometry.step(containing: distanceAlong, from: currentStep), time: fix.time,
       into: &events)
+  }
+
+  /// Whether `c`, for a vehicle yet to leave the route's start and within the largest bias of
+  /// it, is a later pass of the route (one that loops back past the car park it starts from:
+  /// `c` farther along than the start's distance allows) that its steady course does not run
+  /// along: the vehicle is beside the start, heading to it, and joins where it comes close.
+  private func laterPass(_ c: MatchCandidate, point: Coordinate, threshold: Double) -> Bool {
+    let toStart = point.distance(to: geometry.points[0])
+    guard distanceAlong == 0, currentStep <= 1, toStart <= configuration.maximumBias,
+      c.s > toStart + c.lateral + threshold
+    else { return false }
+    return deviation.steadyCourse.map {
+      bearingDifference($0, geometry.bearings[c.segment]) > configuration.rejoinHeadingDegrees
+    } ?? true
   }
 
   private func window(dt: Double, speed: Double, accuracy: Double) -> (

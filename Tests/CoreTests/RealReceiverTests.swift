@@ -1,6 +1,8 @@
 import Geodesy
 import Guidance
+import Matching
 import Phrasebook
+import RouteShape
 import Routes
 import Simulation
 import TestSupport
@@ -95,6 +97,71 @@ import Testing
     #expect(!said.contains { $0.kind == .`return` }, "seed \(seed)")
     #expect(events.compactMap(\.stepIndex) == [1, 2, 3], "seed \(seed)")
     #expect(said.last?.kind == .arrive, "seed \(seed)")
+  }
+
+  /// A car park 28 m from the route's start and 4 m from a later pass of it departs at the start.
+  ///
+  /// The route loops round a block and comes back 32 m north of its start. The car stands in
+  /// the car park, then drives to the start and round the loop: it departs on the first step,
+  /// not 312 m on.
+  @Test func aCarParkBesideALaterPassOfTheRouteDepartsAtTheStart() throws {
+    let doc = makeRoute(legs: [
+      (180, 80, "Turn left."), (90, 60, "Turn left."), (0, 112, "Turn left."),
+      (270, 300, "Your destination is ahead."),
+    ])
+    let g = RouteGeometry(route: doc.routes[0])
+    let start = g.points[0]
+    var fixes = (0..<10).map { i in
+      Fix(
+        time: Double(i), coordinate: start.destination(distance: 28, bearing: 0), speed: 0,
+        hdop: 1.5)
+    }
+    for k in 1...4 {
+      fixes.append(
+        Fix(
+          time: Double(9 + k),
+          coordinate: start.destination(distance: 28 - 6 * Double(k), bearing: 0),
+          speed: 6, course: 180, hdop: 1.5))
+    }
+    var s = 2.0
+    while s < g.length + 12 {
+      let along = min(s, g.length)
+      fixes.append(
+        Fix(
+          time: fixes[fixes.count - 1].time + 1, coordinate: g.coordinate(at: along), speed: 6,
+          course: g.bearings[g.segment(containing: along, from: 0)], hdop: 1.5))
+      s += 6
+    }
+    let events = try runSession(doc, fixes: fixes)
+    #expect(events.compactMap(\.announcement).first?.kind == .depart)
+    #expect(events.compactMap(\.stepIndex) == [1, 2, 3, 4])
+    #expect(!events.contains { $0.isOffRoute })
+    #expect(events.contains { $0.isArrived })
+  }
+
+  /// The same car park, left the other way, along the later pass, joins the route there.
+  ///
+  /// Its steady course runs along that pass: steps 1–3 are behind it, and it arrives.
+  @Test func aCarParkLeftAlongALaterPassOfTheRouteJoinsItThere() throws {
+    let doc = makeRoute(legs: [
+      (180, 80, "Turn left."), (90, 60, "Turn left."), (0, 112, "Turn left."),
+      (270, 300, "Your destination is ahead."),
+    ])
+    let g = RouteGeometry(route: doc.routes[0])
+    let park = g.points[0].destination(distance: 28, bearing: 0)
+    var fixes = (0..<10).map { i in
+      Fix(time: Double(i), coordinate: park, speed: 0, hdop: 1.5)
+    }
+    for k in 1...50 {
+      fixes.append(
+        Fix(
+          time: Double(9 + k), coordinate: park.destination(distance: 6 * Double(k), bearing: 270),
+          speed: 6, course: 270, hdop: 1.5))
+    }
+    let events = try runSession(doc, fixes: fixes)
+    #expect(events.compactMap(\.stepIndex) == [1, 4])
+    #expect(!events.contains { $0.isOffRoute })
+    #expect(events.contains { $0.isArrived })
   }
 
   @Test func aSteadyCanyonBiasIsNeitherOffRouteNorStuck() throws {
