@@ -71,18 +71,17 @@ extension NavigationSession {
       into: &events)
   }
 
-  /// Whether `c`, for a vehicle yet to leave the route's start and within the largest bias of
-  /// it, is a later pass of the route (one that loops back past the car park it starts from:
-  /// `c` farther along than the start's distance allows) that its steady course does not run
-  /// along: the vehicle is beside the start, heading to it, and joins where it comes close.
+  /// Whether `c` is a later pass of the route for a vehicle yet to leave its start.
+  ///
+  /// Within the largest bias of the start, `c` farther along than the start's distance allows
+  /// (a route that loops back past the car park it starts from): the vehicle is beside the
+  /// start, heading to it, and joins where it comes close. Its course says nothing there (a way
+  /// out of a car park may run along the later pass before it turns to the start); a vehicle
+  /// that takes the later pass joins it once it is farther from the start than that.
   private func laterPass(_ c: MatchCandidate, point: Coordinate, threshold: Double) -> Bool {
     let toStart = point.distance(to: geometry.points[0])
-    guard distanceAlong == 0, currentStep <= 1, toStart <= configuration.maximumBias,
-      c.s > toStart + c.lateral + threshold
-    else { return false }
-    return deviation.steadyCourse.map {
-      bearingDifference($0, geometry.bearings[c.segment]) > configuration.rejoinHeadingDegrees
-    } ?? true
+    return distanceAlong == 0 && currentStep <= 1 && toStart <= configuration.maximumBias
+      && c.s > toStart + c.lateral + threshold
   }
 
   private func window(dt: Double, speed: Double, accuracy: Double) -> (

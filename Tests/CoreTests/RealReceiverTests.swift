@@ -141,7 +141,8 @@ import Testing
 
   /// The same car park, left the other way, along the later pass, joins the route there.
   ///
-  /// Its steady course runs along that pass: steps 1–3 are behind it, and it arrives.
+  /// Once farther from the start than any bias puts a fix: steps 1–3 are behind it, and it
+  /// arrives.
   @Test func aCarParkLeftAlongALaterPassOfTheRouteJoinsItThere() throws {
     let doc = makeRoute(legs: [
       (180, 80, "Turn left."), (90, 60, "Turn left."), (0, 112, "Turn left."),
