@@ -1,6 +1,7 @@
 import Geodesy
 import GuidanceSettings
 import Matching
+import Routes
 
 /// GPS loss, and dead reckoning along the route through silence (``DeadReckoning``).
 extension NavigationSession {
@@ -188,8 +189,10 @@ extension NavigationSession {
   /// Only a departed vehicle on the route is carried, for at most ``deadReckoningLimit``
   /// seconds after its last match. The estimate passes `reckonManeuvers` maneuvers at most, and
   /// only at driving speed, `reckonPastManeuver` metres after it; then it waits at the next
-  /// maneuver, whose direction nothing tells, and at the route's end (arrival needs a fix).
-  /// Waiting at a maneuver, it says the next ones as heads-ups: the vehicle may have driven on.
+  /// maneuver, whose direction nothing tells, and at the route's end: there it arrives only when
+  /// the last fix was matched within the arrival radius, widened by its error (into a garage at
+  /// the destination). Waiting at a maneuver, it says the next ones as heads-ups: the vehicle
+  /// may have driven on.
   mutating func deadReckon(
     by time: Double, inclusive: Bool, into events: inout [NavigationEvent]
   ) {
@@ -212,6 +215,17 @@ extension NavigationSession {
     while let t = r.next(by: time, inclusive: inclusive, limit: Self.deadReckoningLimit) {
       let target = r.along(at: t)
       let v = r.speed(at: t)
+      // The last match within the arrival radius of the end, widened by the fix's error.
+      if currentStep == lastStep, target >= geometry.length,
+        geometry.length - r.anchorAlong
+          <= min(
+            c.arrivalRadiusLimit,
+            c.limits(for: route.steps[lastStep].transportType).arrivalRadius + fixes.accuracy)
+      {
+        distanceAlong = geometry.length
+        arrive(time: t, distance: 0, into: &events)
+        break
+      }
       let mayPass = r.passed < c.reckonManeuvers && v >= c.reckonPassSpeed
       if currentStep < lastStep, mayPass,
         target > geometry.stepEnd[currentStep] + c.reckonPastManeuver

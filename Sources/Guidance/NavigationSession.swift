@@ -527,12 +527,17 @@ public struct NavigationSession: Sendable {
       fix.time - $0 >= configuration.arrivalSeconds - fixInterval / 2 && fix.time > $0
     }
     guard passed || near == true else { return }
+    arrive(time: fix.time, distance: straight, into: &events)
+  }
+
+  /// The destination reached at `time`, `distance` metres from the route's end.
+  mutating func arrive(time: Double, distance: Double, into events: inout [NavigationEvent]) {
     state = .arrived
     scheduler.markPassed(lastStep..<lastStep + 1)
     announce(
       .arrive(destination: document.destination.name), kind: .arrive, step: lastStep,
-      id: "arrive", time: fix.time, into: &events)
-    events.append(NavigationEvent(time: fix.time, kind: .arrived(distance: straight)))
+      id: "arrive", time: time, into: &events)
+    events.append(NavigationEvent(time: time, kind: .arrived(distance: distance)))
   }
 
   // MARK: - Announcements

@@ -259,8 +259,36 @@ import Testing
       let furthest = blind.compactMap(\.progressValue?.distanceAlong).max() ?? 0
       let end = passing == 1 ? Self.geometry.stepEnd[2] : Self.geometry.length
       #expect(abs(furthest - end) < 0.01)
-      // Arrival needs a fix.
+      // No arrival: the last fix was far from the end.
       #expect(!blind.contains { if case .arrived = $0.kind { true } else { false } })
+    }
+  }
+
+  /// Fixes that stop within the arrival radius, widened by their error (a garage at the
+  /// destination), arrive when the estimate reaches the end; fixes that stop short of it wait
+  /// for a fix.
+  @Test func fixesThatStopWithinTheArrivalRadiusArriveWhenTheEstimateReachesTheEnd() throws {
+    let end = Self.geometry.length
+    for (last, arrives) in [(end - 12, true), (end - 28, false)] {
+      var s = try Self.session()
+      var events = Self.drive(&s, until: 60)
+      var t = 60.0
+      var along = 720.0
+      while along < last - 0.5 {
+        t += 1
+        along = min(last, along + (last - along > 30 ? 12 : 8))
+        events += s.ingest(Self.fix(at: along, time: t, speed: along < last - 30 ? 12 : 8))
+      }
+      #expect(!events.contains { if case .arrived = $0.kind { true } else { false } })
+      var blind: [NavigationEvent] = []
+      for k in 1...20 { blind += s.ingest(.noFix(time: Self.t0 + t + Double(k))) }
+      let arrived = blind.first { if case .arrived = $0.kind { true } else { false } }
+      #expect((arrived != nil) == arrives, "last fix \(end - last) m before the end")
+      if let arrived {
+        #expect(arrived.estimated)
+        #expect(arrived.time - (Self.t0 + t) <= 3, "arrived \(arrived.time - Self.t0 - t) s after")
+        #expect(blind.contains { $0.announcement?.kind == .arrive && $0.estimated })
+      }
     }
   }
 
