@@ -91,8 +91,9 @@ extension NavigationSession {
     let v = max(speed, c.windowMinimumSpeed)
     let ahead =
       v * max(dt, 1) * c.windowAheadFactor + c.windowAheadMargin + c.windowAccuracyAhead * accuracy
-    // After a restart the vehicle may have gone on at up to motorway speed meanwhile.
-    if state.reacquiring {
+    // After a restart the vehicle may have gone on at up to motorway speed meanwhile. (Asked on
+    // the route only: a test of that case alone, not of every state's payload.)
+    if case .onRoute(let on) = state, on.reacquiring {
       return (
         c.reacquireBehind + c.windowAccuracyBehind * accuracy,
         max(ahead, c.reacquireSpeed * dt + c.reacquireMargin)
