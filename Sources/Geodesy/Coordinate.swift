@@ -106,13 +106,17 @@ extension Coordinate {
   /// haversine's five calls into libm.
   ///
   /// For points less than 0.05° apart, away from the poles, a flat-earth estimate differs from
-  /// the haversine by less than 0.01 %; it decides unless it is within 1 % of `limit`. Anything
-  /// else (a far jump, a value that is not finite, a limit of 0 or less) takes the haversine.
+  /// the haversine by less than 0.01 %; it decides unless it is within 1 % of `limit`. Points
+  /// farther apart in latitude alone are decided at once (a route's far end); anything else (a
+  /// far jump across longitudes, a value that is not finite, a limit of 0 or less) takes the
+  /// haversine.
   /// The engine asks this once a fix (is the fix farther than the vehicle can have gone?),
   /// where the haversine was an eighth of the matching.
   @inline(__always)
   public func distance(to other: Coordinate, exceeds limit: Double) -> Bool {
     let dLat = other.latitude - latitude
+    // Farther apart in latitude alone than the limit, and 2 % more: no great circle is shorter.
+    if abs(dLat) * (earthRadius * .pi / 180) > limit * 1.02, limit > 0 { return true }
     let dLon = wrappedLongitudeDelta(other.longitude - longitude)
     if abs(dLat) < 0.05, abs(dLon) < 0.05, abs(latitude) < 80, limit > 0 {
       let y = radians(dLat)

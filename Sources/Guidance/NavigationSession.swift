@@ -504,7 +504,7 @@ public struct NavigationSession: Sendable {
   ) {
     guard currentStep == lastStep, !arrived else { return }
     let limits = configuration.limits(for: route.steps[lastStep].transportType)
-    let straight = point.distance(to: geometry.points[geometry.points.count - 1])
+    let end = geometry.points[geometry.points.count - 1]
     let remaining = geometry.length - distanceAlong
     let radius = min(
       configuration.arrivalRadiusLimit,
@@ -518,7 +518,8 @@ public struct NavigationSession: Sendable {
       speed < configuration.standingBelow
       ? min(configuration.arrivalRadiusLimit, radius + fixes.accuracy) : radius
     guard case .onRoute(var on) = state else { return }
-    let within = remaining <= reach || straight <= reach
+    // The straight distance is measured only at the arrival (the whole last step asks this).
+    let within = remaining <= reach || !point.distance(to: end, exceeds: reach)
     on.arrivalSince = within ? on.arrivalSince ?? fix.time : nil
     state = .onRoute(on)
     // One noisy fix near the end is not an arrival; fixes near it for a second (two in a row
@@ -527,7 +528,7 @@ public struct NavigationSession: Sendable {
       fix.time - $0 >= configuration.arrivalSeconds - fixInterval / 2 && fix.time > $0
     }
     guard passed || near == true else { return }
-    arrive(time: fix.time, distance: straight, into: &events)
+    arrive(time: fix.time, distance: point.distance(to: end), into: &events)
   }
 
   /// The destination reached at `time`, `distance` metres from the route's end.
