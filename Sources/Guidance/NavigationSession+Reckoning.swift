@@ -264,7 +264,7 @@ extension NavigationSession {
       }
       let point = geometry.coordinate(at: distanceAlong, hint: position.segment)
       let estimate = Fix(time: t, coordinate: point, speed: v, quality: .deadReckoning)
-      events.append(NavigationEvent(time: t, kind: .progress(progress(point, estimate))))
+      appendProgress(point, estimate, into: &events)
     }
     for i in first..<events.count { events[i].estimated = true }
     // A reckoning starts with its first estimate (until then, a settling position stays).
