@@ -44,6 +44,8 @@ struct AnnouncementScheduler: Sendable {
   let plannedSpeed: Double
   /// Whether a step has lanes or a sign: most routes have none, and time no road clauses.
   let hasRoad: Bool
+  /// Per step, its mode's limits and the speed its prompts are timed at least at (``timing``).
+  private let timings: [(limits: GuidanceConfiguration.ModeLimits, floor: Double)]
   /// Per step, what was already said.
   var said: [AnnouncementFlags]
   /// Time of the last maneuver announcement and the step it was for.
@@ -83,6 +85,13 @@ struct AnnouncementScheduler: Sendable {
     said = [AnnouncementFlags](repeating: [], count: route.steps.count)
     spokenAt = [Double](repeating: -.infinity, count: route.steps.count)
     hasRoad = route.steps.contains { !$0.lanes.isEmpty || $0.sign != nil }
+    let planned = configuration.plannedSpeedFraction * plannedSpeed
+    timings = route.steps.map { [configuration] step in
+      let limits = configuration.limits(for: step.transportType)
+      return (
+        limits, max(limits.minimumSpeed, step.transportType == route.transportType ? planned : 0)
+      )
+    }
   }
 
   private var lastStep: Int { route.steps.count - 1 }
@@ -370,18 +379,14 @@ struct AnnouncementScheduler: Sendable {
   /// driven, at least the mode's floor and the planned fraction of the route's average speed.
   ///
   /// The planned average only speaks for steps travelled the route's main way (a walk to the
-  /// car park must not be timed at driving speed). The step's fields are read in place: a copy
-  /// of the `RouteStep` would retain and release each of its strings and arrays on every fix
-  /// (perf: a quarter of `due`'s time).
+  /// car park must not be timed at driving speed). Worked out per step once (``timings``): asked
+  /// several times a fix, it read the step and built its mode's limits each time (67
+  /// instructions a fix, callgrind on StepwiseBench `perfix`).
   func timing(step m: Int, speed: Double) -> (
     limits: GuidanceConfiguration.ModeLimits, speed: Double
   ) {
-    let transportType = route.steps[m].transportType
-    let limits = configuration.limits(for: transportType)
-    let planned =
-      transportType == route.transportType
-      ? configuration.plannedSpeedFraction * plannedSpeed : 0
-    return (limits, max(speed, limits.minimumSpeed, planned))
+    let t = timings[m]
+    return (t.limits, max(speed, t.floor))
   }
 
   /// The lead of the "prepare" announcement at `speed` for a step travelled by `mode`, metres.
