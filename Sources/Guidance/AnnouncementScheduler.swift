@@ -140,11 +140,7 @@ struct AnnouncementScheduler: Sendable {
         finalOnly: true)
     }
     guard k + 1 < lastStep else { return nil }
-    let limits = configuration.limits(for: route.steps[k].transportType)
-    let planned =
-      route.steps[k].transportType == route.transportType
-      ? configuration.plannedSpeedFraction * plannedSpeed : 0
-    guard thenInstructions(after: k, speed: max(speed, limits.minimumSpeed, planned)) != nil,
+    guard thenInstructions(after: k, speed: timing(step: k, speed: speed).speed) != nil,
       let next = due(
         step: k + 1, time: time, position: position, speed: speed, leadSpeed: speed,
         fixInterval: fixInterval, uncertainty: uncertainty, finalAhead: finalAhead,
@@ -382,6 +378,9 @@ struct AnnouncementScheduler: Sendable {
   /// car park must not be timed at driving speed). Worked out per step once (``timings``): asked
   /// several times a fix, it read the step and built its mode's limits each time (67
   /// instructions a fix, callgrind on StepwiseBench `perfix`).
+  /// The limits of step `m`'s mode (``timings``).
+  func limits(step m: Int) -> GuidanceConfiguration.ModeLimits { timings[m].limits }
+
   func timing(step m: Int, speed: Double) -> (
     limits: GuidanceConfiguration.ModeLimits, speed: Double
   ) {
@@ -487,7 +486,7 @@ struct AnnouncementScheduler: Sendable {
   private func thenInstructions(after m: Int, speed v: Double) -> String? {
     guard m + 1 <= lastStep, route.steps[m].waypoint == nil else { return nil }
     let gap = geometry.stepEnd[m + 1] - geometry.stepEnd[m]
-    let limits = configuration.limits(for: route.steps[m + 1].transportType)
+    let limits = limits(step: m + 1)
     let instructions = route.steps[m + 1].instructions
     guard !instructions.isEmpty,
       gap

@@ -79,9 +79,9 @@ extension NavigationSession {
   /// out of a car park may run along the later pass before it turns to the start); a vehicle
   /// that takes the later pass joins it once it is farther from the start than that.
   private func laterPass(_ c: MatchCandidate, point: Coordinate, threshold: Double) -> Bool {
+    guard distanceAlong == 0, currentStep <= 1 else { return false }
     let toStart = point.distance(to: geometry.points[0])
-    return distanceAlong == 0 && currentStep <= 1 && toStart <= configuration.maximumBias
-      && c.s > toStart + c.lateral + threshold
+    return toStart <= configuration.maximumBias && c.s > toStart + c.lateral + threshold
   }
 
   private func window(dt: Double, speed: Double, accuracy: Double) -> (
@@ -222,7 +222,7 @@ extension NavigationSession {
     let limit =
       nearestTurn < configuration.maneuverZone
         && !(speed
-          < configuration.limits(for: route.steps[currentStep].transportType).minimumSpeed / 2)
+          < scheduler.limits(step: currentStep).minimumSpeed / 2)
       ? max(
         configuration.offRouteNearManeuverDistance, configuration.offRouteAccuracyFactor * accuracy)
       : threshold

@@ -1,7 +1,6 @@
 import Geodesy
 import GuidanceSettings
 import Matching
-import Routes
 
 /// GPS loss, and dead reckoning along the route through silence (``DeadReckoning``).
 extension NavigationSession {
@@ -220,7 +219,7 @@ extension NavigationSession {
         geometry.length - r.anchorAlong
           <= min(
             c.arrivalRadiusLimit,
-            c.limits(for: route.steps[lastStep].transportType).arrivalRadius + fixes.accuracy)
+            scheduler.limits(step: lastStep).arrivalRadius + fixes.accuracy)
       {
         distanceAlong = geometry.length
         arrive(time: t, distance: 0, into: &events)

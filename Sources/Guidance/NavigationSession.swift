@@ -486,7 +486,7 @@ public struct NavigationSession: Sendable {
         .notice(notice), kind: .notice, step: k, id: "s\(k).notice", time: time,
         into: &events)
     }
-    let limits = configuration.limits(for: step.transportType)
+    let limits = scheduler.limits(step: k)
     let remaining = geometry.stepEnd[k] - distanceAlong
     let v = max(speed, limits.minimumSpeed)
     let prepareLead = scheduler.prepareLead(speed: v, limits: limits)
@@ -503,7 +503,7 @@ public struct NavigationSession: Sendable {
     _ fix: Fix, point: Coordinate, into events: inout [NavigationEvent]
   ) {
     guard currentStep == lastStep, !arrived else { return }
-    let limits = configuration.limits(for: route.steps[lastStep].transportType)
+    let limits = scheduler.limits(step: lastStep)
     let end = geometry.points[geometry.points.count - 1]
     let remaining = geometry.length - distanceAlong
     let radius = min(
