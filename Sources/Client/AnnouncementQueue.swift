@@ -74,7 +74,7 @@ public struct AnnouncementQueue: Sendable {
             time: e.time))
       case .step(let s):
         step = s
-      case .progress(let p):
+      case .progress(let p, _):
         step = p.step
         distanceToManeuver = (p.step, p.distanceToManeuver)
         onRoute = p.onRoute

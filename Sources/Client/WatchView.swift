@@ -126,7 +126,7 @@ public struct WatchView: Sendable {
           body = "[step \(a.step) \(a.kind.rawValue)] \(a.text)"
         case .step(let step):
           body = String(step)
-        case .progress(let p):
+        case .progress(let p, _):
           guard progress else { return nil }
           body =
             "step \(p.step), \(n(p.distanceToManeuver)) m to maneuver, "

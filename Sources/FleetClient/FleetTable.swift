@@ -203,7 +203,7 @@ public struct FleetTable: Sendable {
         case .announce(let a): detail = a.text
         case .route(let r): detail = r.name
         case .step(let n): detail = String(n)
-        case .progress(let p): detail = "step \(p.step), \(metres(p.distanceRemaining)) to go"
+        case .progress(let p, _): detail = "step \(p.step), \(metres(p.distanceRemaining)) to go"
         default: break
         }
       }

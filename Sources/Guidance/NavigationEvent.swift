@@ -85,8 +85,9 @@ public struct RouteSummary: Sendable, Equatable {
 /// Stored compactly (counts in 32 bits, an unknown speed or course as NaN, the flag last), so
 /// that a `PROGRESS` event fits in 128 bytes: the compiler copies a value up to that size inline,
 /// a larger one with a `memcpy` call, and every fix copies its event three times on the way to
-/// its sinks (StepwiseBench `perfix`: 152 bytes cost 5 % of the CPU time of a fix). The public
-/// properties are the plain ones.
+/// its sinks (StepwiseBench `perfix`: 152 bytes cost 5 % of the CPU time of a fix). It holds no
+/// reference (what lies ahead travels beside it, in ``NavigationEvent/Kind/progress(_:ahead:)``),
+/// so a copy is plain bytes. The public properties are the plain ones.
 public struct Progress: Sendable, Equatable {
   private var step32: Int32
   private var discarded32: Int32
@@ -106,11 +107,6 @@ public struct Progress: Sendable, Equatable {
   public var distanceFromRoute: Double
   private var speedOrNaN: Double
   private var courseOrNaN: Double
-  /// What lies ahead on the route, when it changed with this fix (and with the first of a
-  /// route that has any): the next few road objects whose end is not behind the vehicle, in
-  /// order of start, `start` and `end` in metres along the route (as `distanceAlong`); `nil`
-  /// when unchanged.
-  public var ahead: [RoadObject]?
   /// The posted speed limit at the vehicle's position on the route: a value in its unit, or
   /// ``SpeedLimit/none``; `nil` where the route has no limit data, the router did not know, or
   /// the vehicle is not on the route.
@@ -143,7 +139,7 @@ public struct Progress: Sendable, Equatable {
     step: Int, distanceToManeuver: Double, distanceRemaining: Double, timeRemaining: Double,
     distanceAlong: Double, onRoute: Bool, raw: Coordinate, matched: Coordinate,
     distanceFromRoute: Double, speed: Double?, course: Double?, discardedFixes: Int = 0,
-    speedLimit: SpeedLimit? = nil, ahead: [RoadObject]? = nil
+    speedLimit: SpeedLimit? = nil
   ) {
     step32 = Int32(clamping: step)
     discarded32 = Int32(clamping: discardedFixes)
@@ -156,7 +152,6 @@ public struct Progress: Sendable, Equatable {
     self.distanceFromRoute = distanceFromRoute
     speedOrNaN = speed ?? .nan
     courseOrNaN = course ?? .nan
-    self.ahead = ahead
     self.speedLimit = speedLimit
     self.onRoute = onRoute
   }
@@ -167,7 +162,7 @@ public struct Progress: Sendable, Equatable {
       && a.distanceRemaining == b.distanceRemaining && a.timeRemaining == b.timeRemaining
       && a.distanceAlong == b.distanceAlong && a.raw == b.raw && a.matched == b.matched
       && a.distanceFromRoute == b.distanceFromRoute && a.speed == b.speed
-      && a.course == b.course && a.ahead == b.ahead && a.speedLimit == b.speedLimit
+      && a.course == b.course && a.speedLimit == b.speedLimit
       && a.onRoute == b.onRoute
   }
 }
@@ -186,7 +181,15 @@ public struct NavigationEvent: Sendable, Equatable {
     indirect case announce(Announcement)
     /// The vehicle starts travelling along `step` (the maneuver of `step - 1` was just passed).
     case step(Int)
-    case progress(Progress)
+    /// Where the vehicle is, and what lies ahead on the route when it changed with this fix
+    /// (and with the first of a route that has any): the next few road objects whose end is
+    /// not behind the vehicle, in order of start, `start` and `end` in metres along the route
+    /// (as `distanceAlong`); `nil` when unchanged.
+    ///
+    /// The list is carried beside ``Progress``, not in it: a `Progress` that holds no reference
+    /// is copied as plain bytes, and every fix makes one (126 instructions a fix less,
+    /// callgrind on StepwiseBench `perfix`).
+    case progress(Progress, ahead: [RoadObject]? = nil)
     /// Left the route; metres from it, and why.
     case offRoute(distance: Double, reason: OffRouteReason = .distance)
     case onRoute

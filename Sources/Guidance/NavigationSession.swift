@@ -615,7 +615,9 @@ public struct NavigationSession: Sendable {
   mutating func appendProgress(
     _ point: Coordinate, _ fix: Fix, into events: inout [NavigationEvent]
   ) {
-    events.append(NavigationEvent(time: fix.time, kind: .progress(progress(point, fix))))
+    let ahead = ahead.objects.isEmpty ? nil : aheadList()
+    events.append(
+      NavigationEvent(time: fix.time, kind: .progress(progress(point, fix), ahead: ahead)))
   }
 
   @inline(__always)
@@ -628,7 +630,6 @@ public struct NavigationSession: Sendable {
     // Routes without limits or objects (most) skip both calls.
     let speedLimit =
       phase == .onRoute && !roadWatch.spans.isEmpty ? roadWatch.limit(at: distanceAlong) : nil
-    let ahead = ahead.objects.isEmpty ? nil : aheadList()
     return Progress(
       step: currentStep,
       distanceToManeuver: max(0, geometry.stepEnd[currentStep] - distanceAlong),
@@ -642,6 +643,6 @@ public struct NavigationSession: Sendable {
       speed: fix.speed ?? speed,
       course: fix.course,
       discardedFixes: discardedFixes,
-      speedLimit: speedLimit, ahead: ahead)
+      speedLimit: speedLimit)
   }
 }

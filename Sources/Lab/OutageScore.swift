@@ -271,7 +271,7 @@ extension NavigationEvent {
   }
 
   fileprivate var progressValue: Progress? {
-    if case .progress(let p) = kind { return p }
+    if case .progress(let p, _) = kind { return p }
     return nil
   }
 }

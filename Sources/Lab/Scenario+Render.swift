@@ -122,7 +122,7 @@ public struct RunPicture: Sendable {
     var offStretches: [[(Double, Double)]] = []
     var current: [(Double, Double)]?
     for e in events {
-      guard case .progress(let pr) = e.kind else { continue }
+      guard case .progress(let pr, _) = e.kind else { continue }
       if pr.onRoute {
         matched.append(p.point(pr.matched))
         if let c = current { offStretches.append(c) }
@@ -154,7 +154,7 @@ public struct RunPicture: Sendable {
     o += "<g id=\"announcements\">\n"
     var lastPosition: Coordinate?
     for e in events {
-      if case .progress(let pr) = e.kind { lastPosition = pr.onRoute ? pr.matched : pr.raw }
+      if case .progress(let pr, _) = e.kind { lastPosition = pr.onRoute ? pr.matched : pr.raw }
       guard case .announce(let a) = e.kind, let c = lastPosition ?? fixAt(e.time) else { continue }
       let q = p.point(c)
       o +=
@@ -336,7 +336,9 @@ public struct RunPicture: Sendable {
     let t1 = max(t0 + 1, fixes.last?.time ?? events.last?.time ?? t0 + 1)
     var series: [(Double, Double)] = []
     for e in events {
-      if case .progress(let p) = e.kind, p.onRoute { series.append((e.time, p.distanceToManeuver)) }
+      if case .progress(let p, _) = e.kind, p.onRoute {
+        series.append((e.time, p.distanceToManeuver))
+      }
     }
     // A round top for the distance axis; longer approaches are clipped.
     let longest = series.map(\.1).max() ?? 100
@@ -412,7 +414,7 @@ public struct RunPicture: Sendable {
     var lastDistance = 0.0
     var i = 0
     for e in events {
-      if case .progress(let p) = e.kind, p.onRoute { lastDistance = p.distanceToManeuver }
+      if case .progress(let p, _) = e.kind, p.onRoute { lastDistance = p.distanceToManeuver }
       guard case .announce(let a) = e.kind else { continue }
       i += 1
       let d = a.distance ?? lastDistance

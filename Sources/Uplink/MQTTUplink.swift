@@ -302,10 +302,10 @@ public final class MQTTUplink: EventSink, DaemonAttachment, @unchecked Sendable 
   private func journalEvent(_ p: Publication, _ journal: Journal) {
     lastSeq = p.seq
     state.apply(p.event, seq: p.seq)
-    if case .navigation(let e) = p.event, case .progress(let progress) = e.kind {
+    if case .navigation(let e) = p.event, case .progress(let progress, let ahead) = e.kind {
       // A change of what lies ahead passes: `ahead` is sent only when it changes, so a
       // throttled one would leave a screen fed by `progress` with the old list.
-      if progress.ahead == nil, let last = lastProgressTime,
+      if ahead == nil, let last = lastProgressTime,
         e.time - last < configuration.progressInterval, e.time >= last
       {
         return

@@ -144,7 +144,7 @@ extension Event {
         return "\(clock) ANNOUNCE  [step \(a.step) \(pad)] \(a.text)"
       case .step(let s):
         return "\(clock) STEP      \(s)"
-      case .progress(let p):
+      case .progress(let p, _):
         return
           "\(clock) PROGRESS  step \(p.step), \(Int(p.distanceToManeuver.rounded())) m to maneuver, "
           + "\(Int(p.distanceRemaining.rounded())) m to go\(p.onRoute ? "" : " (off route)")"

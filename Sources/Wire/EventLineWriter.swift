@@ -41,7 +41,8 @@ enum EventLineWriter {
 
   /// Appends the JSON object of a navigation event (no newline).
   static func write(_ event: NavigationEvent, seq: UInt64? = nil, into out: inout [UInt8]) {
-    if case .progress(let p) = event.kind,
+    // The list of what lies ahead (rare, of any length) is written by the general code.
+    if case .progress(let p, nil) = event.kind,
       ProgressLineWriter.write(
         p, time: event.time, seq: seq, estimated: event.estimated, into: &out)
     {
@@ -80,7 +81,7 @@ enum EventLineWriter {
     case .step(let s):
       head(.step, event.time, seq, into: &out)
       integerMember("step", s, into: &out)
-    case .progress(let p):
+    case .progress(let p, let ahead):
       head(.progress, event.time, seq, into: &out)
       integerMember("step", p.step, into: &out)
       numberMember("distanceToManeuver", p.distanceToManeuver, scale: 10, into: &out)
@@ -106,7 +107,7 @@ enum EventLineWriter {
       case .none?: stringMember("speedLimit", "none", into: &out)
       case .unknown?, nil: break
       }
-      if let ahead = p.ahead {
+      if let ahead {
         key("ahead", into: &out)
         out.append(contentsOf: JSONWriter.string(aheadValue(ahead)).utf8)
       }

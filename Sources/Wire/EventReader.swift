@@ -121,7 +121,8 @@ public struct ReceivedEvent: Sendable, Equatable {
             onRoute: o["onRoute"]?.boolValue ?? true, raw: raw, matched: matched,
             distanceFromRoute: number("distanceFromRoute") ?? 0, speed: number("speed"),
             course: number("course"), discardedFixes: integer("discardedFixes") ?? 0,
-            speedLimit: speedLimit(o), ahead: EventLineWriter.ahead(o["ahead"]))))
+            speedLimit: speedLimit(o)),
+          ahead: EventLineWriter.ahead(o["ahead"])))
     case .offRoute:
       return navigation(
         .offRoute(

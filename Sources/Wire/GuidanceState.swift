@@ -71,10 +71,10 @@ public struct GuidanceState: Sendable, Equatable {
         beginGuidance(routeIndex: r.routeIndex)
         route = Numbered(seq: seq, time: e.time, value: r)
         lastRouteSeq = seq
-      case .progress(let p):
+      case .progress(let p, let list):
         guiding = true
         progress = Numbered(seq: seq, time: e.time, value: p)
-        if let a = p.ahead { ahead = a }
+        if let list { ahead = list }
         step = p.step
         onRoute = p.onRoute
         gps = .acquired
@@ -168,7 +168,7 @@ public struct GuidanceState: Sendable, Equatable {
       lastRouteSeq = e.seq ?? 0
     }
     if let (e, t) = read("progress"), case .navigation(let n) = e.event,
-      case .progress(let p) = n.kind
+      case .progress(let p, _) = n.kind
     {
       progress = Numbered(seq: e.seq ?? 0, time: t, value: p)
     }

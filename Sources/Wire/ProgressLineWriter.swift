@@ -15,13 +15,11 @@ enum ProgressLineWriter {
   static let capacity = 1024
 
   /// Appends the JSON object of a `PROGRESS` event at `time` (no newline), or returns `false`
-  /// (appending nothing) when a time falls outside the years 0 to 9999 or the event carries
-  /// `ahead`: the general code writes those.
+  /// (appending nothing) when a time falls outside the years 0 to 9999: the general code writes
+  /// those, and the events that carry `ahead`.
   static func write(
     _ p: Progress, time: Double, seq: UInt64?, estimated: Bool = false, into out: inout [UInt8]
   ) -> Bool {
-    // The list of what lies ahead (rare, of any length) is written by the general code.
-    guard p.ahead == nil else { return false }
     return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
       guard let base = buffer.baseAddress else { return false }
       var w = ByteCursor(base: base)

@@ -261,7 +261,7 @@ import Testing
     let d = try Self.drive(Self.document(pieces))
     #expect(d.ahead.map(\.a.text).filter { $0.contains("tunnel") }.count == 1)
     #expect(d.ahead.first?.a.text.hasSuffix("a tunnel of 800 meters.") == true)
-    let lists = d.events.compactMap { $0.progressValue?.ahead }
+    let lists = d.events.compactMap { $0.aheadList }
     #expect(
       lists.first == [
         RoadObject(.tunnel, start: 1500, end: 2300, name: "Tunnel de Monaco"),
@@ -275,7 +275,7 @@ import Testing
       RoadObject(.tollBooth, start: 2600), RoadObject(.bridge, start: 3500, end: 3700),
     ]
     let d = try Self.drive(Self.document(objects))
-    let published = d.events.compactMap { e in e.progressValue?.ahead.map { (e.time, $0) } }
+    let published = d.events.compactMap { e in e.aheadList.map { (e.time, $0) } }
     // At the start, past the crossing, out of the tunnel, past the toll booth, off the bridge.
     #expect(published.map(\.1.count) == [3, 3, 2, 1, 0])
     #expect(published[0].1 == Array(objects.prefix(3)))
@@ -286,7 +286,7 @@ import Testing
     }
     // A route without objects publishes no list.
     let none = try Self.drive(Self.document([]))
-    #expect(none.events.allSatisfy { $0.progressValue?.ahead == nil })
+    #expect(none.events.allSatisfy { $0.aheadList == nil })
   }
 
   @Test func aRerouteToTheSameObjectDoesNotSayItAgain() throws {

@@ -25,7 +25,8 @@ import Wire
             timeRemaining: 300, distanceAlong: along, onRoute: true,
             raw: Coordinate(latitude: 43.7, longitude: 7.4),
             matched: Coordinate(latitude: 43.7, longitude: 7.4), distanceFromRoute: 1,
-            speed: 13, course: 90, ahead: ahead))))
+            speed: 13, course: 90),
+          ahead: ahead)))
   }
 
   @Test func writtenAndReadBack() throws {
@@ -35,12 +36,12 @@ import Wire
         #","ahead":[{"type":"tunnel","start":1500,"length":800,"name":"Tunnel de Monaco"},"#
           + #"{"type":"toll booth","start":2600}]}"#))
     let read = try #require(ReceivedEvent(line: Array(line.utf8)))
-    guard case .navigation(let e) = read.event, case .progress(let p) = e.kind else {
+    guard case .navigation(let e) = read.event, case .progress(_, let ahead) = e.kind else {
       Issue.record("not a PROGRESS: \(read)")
       return
     }
     #expect(
-      p.ahead == [
+      ahead == [
         RoadObject(.tunnel, start: 1500, end: 2300, name: "Tunnel de Monaco"),
         RoadObject(.tollBooth, start: 2600),
       ])

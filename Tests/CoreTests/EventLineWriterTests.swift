@@ -47,13 +47,13 @@ import Wire
     return p
   }
 
-  static func ahead(_ progress: Progress, _ v: Double) -> Progress {
-    var p = limited(progress, .limit(50, .kilometresPerHour))
-    p.ahead = [
-      RoadObject(.tunnel, start: v, end: v + 1234.56, name: "Tunnel \"de\" Monaco"),
-      RoadObject(.tollBooth, start: abs(v)), RoadObject(.levelCrossing, start: 7.25),
-    ]
-    return p
+  static func ahead(_ progress: Progress, _ v: Double) -> NavigationEvent.Kind {
+    .progress(
+      limited(progress, .limit(50, .kilometresPerHour)),
+      ahead: [
+        RoadObject(.tunnel, start: v, end: v + 1234.56, name: "Tunnel \"de\" Monaco"),
+        RoadObject(.tollBooth, start: abs(v)), RoadObject(.levelCrossing, start: 7.25),
+      ])
   }
 
   @Test func speedLimitMembersAreWrittenAfterTheOthers() {
@@ -110,8 +110,8 @@ import Wire
       NavigationEvent(time: t, kind: .progress(limited(progress, SpeedLimit.none))),
       NavigationEvent(time: t, kind: .progress(limited(progress, .unknown)), estimated: true),
       // What lies ahead, when it changed: through the tree, after the limit.
-      NavigationEvent(time: t, kind: .progress(ahead(progress, v))),
-      NavigationEvent(time: t, kind: .progress(ahead(progress, v)), estimated: true),
+      NavigationEvent(time: t, kind: ahead(progress, v)),
+      NavigationEvent(time: t, kind: ahead(progress, v), estimated: true),
     ]
   }
 

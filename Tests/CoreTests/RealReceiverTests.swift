@@ -176,7 +176,7 @@ import Testing
       #expect(events.compactMap(\.stepIndex) == [1, 2, 3], "seed \(seed)")
       // Progress keeps up with the vehicle: never more than 60 m behind the truth.
       for e in events {
-        guard case .progress(let p) = e.kind, p.distanceAlong > 50,
+        guard case .progress(let p, _) = e.kind, p.distanceAlong > 50,
           let truth = d.truth.first(where: { $0.time >= e.time })
         else { continue }
         #expect(truth.distanceAlong - p.distanceAlong < 60, "seed \(seed) at \(e.time)")
@@ -213,7 +213,7 @@ import Testing
     #expect(!events.contains { $0.isOffRoute })
     let along = try #require(
       events.compactMap { e -> Double? in
-        if case .progress(let p) = e.kind { return p.distanceAlong }
+        if case .progress(let p, _) = e.kind { return p.distanceAlong }
         return nil
       }.last)
     #expect(along > 14 * 23 - 30, "progress kept up: \(along)")

@@ -49,7 +49,7 @@ public enum ReferenceEventEncoder {
       o.append("class", "STEP")
       o.append("time", .string(UTCTime.iso8601(event.time)))
       o.append("step", .number(Double(s)))
-    case .progress(let p):
+    case .progress(let p, let ahead):
       o.append("class", "PROGRESS")
       o.append("time", .string(UTCTime.iso8601(event.time)))
       o.append("step", .number(Double(p.step)))
@@ -76,7 +76,7 @@ public enum ReferenceEventEncoder {
       case .none?: o.append("speedLimit", .string("none"))
       case .unknown?, nil: break
       }
-      if let ahead = p.ahead {
+      if let ahead {
         o.append(
           "ahead",
           .array(

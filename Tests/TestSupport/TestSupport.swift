@@ -83,7 +83,12 @@ extension NavigationEvent {
     return nil
   }
   public var progressValue: Guidance.Progress? {
-    if case .progress(let p) = kind { return p }
+    if case .progress(let p, _) = kind { return p }
+    return nil
+  }
+  /// What lies ahead, where a `PROGRESS` carries it.
+  public var aheadList: [RoadObject]? {
+    if case .progress(_, let ahead) = kind { return ahead }
     return nil
   }
   public var isOffRoute: Bool {
