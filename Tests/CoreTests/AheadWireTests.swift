@@ -65,6 +65,11 @@ import Wire
     #expect(back.ahead?.first?.length == 800)
     state.apply(Self.progress(step: 2, along: 2700, ahead: []), seq: 3)
     #expect(state.ahead == [])
+    // Once, as the state's own member: the last PROGRESS it embeds has none, even the one
+    // that carried the list.
+    let embedded = JSONWriter.string(.object(state.object))
+    #expect(embedded.ranges(of: #""ahead":"#).count == 1)
+    #expect(embedded.contains(#""ahead":[]"#))
     // A new route forgets it; a state without it reads as unknown.
     state.beginGuidance(routeIndex: 0)
     #expect(state.ahead == nil)
