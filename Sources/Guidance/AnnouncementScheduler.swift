@@ -371,6 +371,9 @@ struct AnnouncementScheduler: Sendable {
     return leadDistance(kind, step: m, speed: v, limits: limits, saying: sentence) + margin
   }
 
+  /// The limits of step `m`'s mode (``timings``).
+  func limits(step m: Int) -> GuidanceConfiguration.ModeLimits { timings[m].limits }
+
   /// The limits of step `m`'s mode and the speed its announcements are timed at: the speed
   /// driven, at least the mode's floor and the planned fraction of the route's average speed.
   ///
@@ -378,9 +381,6 @@ struct AnnouncementScheduler: Sendable {
   /// car park must not be timed at driving speed). Worked out per step once (``timings``): asked
   /// several times a fix, it read the step and built its mode's limits each time (67
   /// instructions a fix, callgrind on StepwiseBench `perfix`).
-  /// The limits of step `m`'s mode (``timings``).
-  func limits(step m: Int) -> GuidanceConfiguration.ModeLimits { timings[m].limits }
-
   func timing(step m: Int, speed: Double) -> (
     limits: GuidanceConfiguration.ModeLimits, speed: Double
   ) {
